@@ -1,0 +1,198 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is a validated toolfold configuration. Load returns it with every
+// default applied, so callers never check for zero values.
+type Config struct {
+	File      string     // the path it was loaded from (absolute); empty when Parse got none
+	Dir       string     // the directory of File: relative paths resolve against it
+	Format    string     // "toolfold" (proxy.yaml), or "mcpServers" / "servers" (a client's file, read as is)
+	Upstreams []Upstream // in file order; names are unique
+	Sandbox   Sandbox
+	HTTP      HTTP
+	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
+	// file, a server name that was normalized): the caller logs them.
+	Warnings []string
+}
+
+// Upstream is one server behind the proxy. Every field is checked and
+// every ${VAR} expanded. The fields of the other transport are empty.
+//
+// A Disabled upstream must not be started; it is listed so that `check`
+// can show it. Its ${VAR}s need not be set, so its values may be
+// incomplete.
+type Upstream struct {
+	Name        string // unique; [A-Za-z0-9_-]+, never contains '.'
+	Description string // a few words of purpose, shown to the model; may be empty
+	Transport   string // "stdio" or "http"
+	// stdio
+	Command string
+	Args    []string
+	Env     map[string]string // added to the proxy's environment for the child; may be nil
+	// Cwd is absolute. It defaults to Config.Dir; a relative cwd resolves
+	// against Config.Dir. For a client's file in .vscode/ or .cursor/ both
+	// are the project above it instead (what those clients call
+	// ${workspaceFolder}). A relative Command with a '/' (./server.sh)
+	// resolves against Cwd, as os/exec does.
+	Cwd string
+	// http (streamable HTTP)
+	URL     string            // http or https
+	Headers map[string]string // sent with every request; may be nil
+	// Timeouts
+	ConnectTimeout time.Duration // to connect and list tools; default 60s
+	CallTimeout    time.Duration // per tool call; default 120s
+	Disabled       bool
+}
+
+// Sandbox holds run_script limits. The defaults equal sandbox.DefaultLimits.
+type Sandbox struct {
+	Timeout        time.Duration // default 30s
+	CPUTime        time.Duration // default = Timeout (so 30s)
+	MemoryBytes    int64         // default 512 MiB
+	OutputBytes    int64         // default 64 KiB
+	MaxToolCalls   int           // default 200
+	MaxConcurrency int           // default 8
+	MaxFrameBytes  int           // default 16 MiB
+	OpenFiles      int           // default 64
+	FileBytes      int64         // default 64 MiB
+	Processes      int           // default 64
+}
+
+// HTTP configures `serve --http`.
+type HTTP struct {
+	Addr        string // default "" (stdio); the --http flag overrides
+	BearerToken string // required to bind a non-loopback address
+}
+
+// DefaultSandbox is the Sandbox of a config that sets no limits. It equals
+// sandbox.DefaultLimits (this package does not import sandbox; a test in
+// sandbox or proxy should pin the two together).
+var DefaultSandbox = Sandbox{
+	Timeout:        30 * time.Second,
+	CPUTime:        30 * time.Second,
+	MemoryBytes:    512 << 20,
+	OutputBytes:    64 << 10,
+	MaxToolCalls:   200,
+	MaxConcurrency: 8,
+	MaxFrameBytes:  16 << 20,
+	OpenFiles:      64,
+	FileBytes:      64 << 20,
+	Processes:      64,
+}
+
+// LoadOptions changes how a config is read. The zero value (or nil) is
+// what the CLI wants.
+type LoadOptions struct {
+	// LookupEnv resolves ${VAR}; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// Load reads and validates a config file: proxy.yaml, or a client's
+// mcpServers / servers file. All problems are reported at once, as Errors.
+// A file that cannot be read gives the *fs.PathError of os.ReadFile.
+func Load(path string, opts *LoadOptions) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse is Load on bytes already read; filename is used in error messages
+// as given, and made absolute for Config.File (relative paths in the
+// config resolve against its directory). An empty filename stands for
+// "<input>" in the current directory.
+func Parse(filename string, data []byte, opts *LoadOptions) (*Config, error) {
+	lookup := os.LookupEnv
+	if opts != nil && opts.LookupEnv != nil {
+		lookup = opts.LookupEnv
+	}
+	cfg := &Config{Sandbox: DefaultSandbox}
+	display := filename
+	if display == "" {
+		display = "<input>"
+	}
+	cfg.File, cfg.Dir = locate(filename)
+	root, perr := parseDocument(data)
+	if perr != nil {
+		perr.File = display
+		return nil, Errors{perr}
+	}
+	d := &decoder{file: display, budget: maxNodes}
+	x := &expander{lookup: lookup}
+	switch format := detectFormat(root); {
+	case root == nil:
+		d.errs = append(d.errs, &Error{File: display, Msg: "the file is empty; " + noUpstreams})
+	case format == "toolfold":
+		d.toolfold(root, cfg, x)
+	default:
+		x.client, x.workspace = true, workspaceDir(cfg.Dir)
+		d.client(root, format, cfg, x)
+	}
+	if len(d.errs) > 0 {
+		sortErrors(d.errs)
+		return nil, Errors(d.errs)
+	}
+	if allDisabled(cfg.Upstreams) {
+		d.warns = append(d.warns, &Error{File: display, Msg: "every upstream is disabled"})
+	}
+	sortErrors(d.warns)
+	for _, w := range d.warns {
+		cfg.Warnings = append(cfg.Warnings, w.Error())
+	}
+	return cfg, nil
+}
+
+// locate returns the absolute path of filename and its directory.
+func locate(filename string) (file, dir string) {
+	if filename == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			dir = "."
+		}
+		return "", dir
+	}
+	file, err := filepath.Abs(filename)
+	if err != nil {
+		file = filepath.Clean(filename)
+	}
+	return file, filepath.Dir(file)
+}
+
+// detectFormat names the format of a document by its top-level keys:
+// "upstreams" wins, then "mcpServers", then VS Code's "servers"; a file
+// with none is taken as proxy.yaml, whose errors then say what to write.
+func detectFormat(root *yaml.Node) string {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return "toolfold"
+	}
+	has := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		has[root.Content[i].Value] = true
+	}
+	switch {
+	case has["upstreams"]:
+		return "toolfold"
+	case has["mcpServers"]:
+		return "mcpServers"
+	case has["servers"]:
+		return "servers"
+	}
+	return "toolfold"
+}
+
+func allDisabled(us []Upstream) bool {
+	for _, u := range us {
+		if !u.Disabled {
+			return false
+		}
+	}
+	return len(us) > 0
+}

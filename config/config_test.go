@@ -1,0 +1,244 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// env returns options whose environment is exactly vars.
+func env(vars map[string]string) *LoadOptions {
+	return &LoadOptions{LookupEnv: func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}}
+}
+
+// mustParse parses src as name in dir, failing the test on error.
+func mustParse(t *testing.T, name, src string, vars map[string]string) *Config {
+	t.Helper()
+	cfg, err := Parse(name, []byte(src), env(vars))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", name, err)
+	}
+	return cfg
+}
+
+func TestSampleConfig(t *testing.T) {
+	t.Setenv("TOOLFOLD_MEMORY_FILE", "") // the default applies to an empty value too
+	cfg, err := Load("../proxy.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := filepath.Abs("..")
+	if cfg.File != filepath.Join(repo, "proxy.yaml") || cfg.Dir != repo || cfg.Format != "toolfold" {
+		t.Errorf("File, Dir, Format = %q, %q, %q", cfg.File, cfg.Dir, cfg.Format)
+	}
+	if len(cfg.Warnings) > 0 {
+		t.Errorf("warnings: %q", cfg.Warnings)
+	}
+	type summary struct {
+		Name, Transport, Command string
+		Args                     []string
+		Env                      map[string]string
+		Cwd                      string
+		Disabled                 bool
+	}
+	var got []summary
+	for _, u := range cfg.Upstreams {
+		if u.Description == "" || u.ConnectTimeout < time.Minute {
+			t.Errorf("%s: description %q, connect timeout %v", u.Name, u.Description, u.ConnectTimeout)
+		}
+		got = append(got, summary{u.Name, u.Transport, u.Command, u.Args, u.Env, u.Cwd, u.Disabled})
+	}
+	want := []summary{
+		{"everything", "stdio", "npx", []string{"-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"}, nil, repo, false},
+		{"filesystem", "stdio", "npx", []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "."}, nil, repo, false},
+		{"memory", "stdio", "npx", []string{"-y", "@modelcontextprotocol/server-memory@2026.8.31"},
+			map[string]string{"MEMORY_FILE_PATH": "/tmp/toolfold-memory.jsonl"}, repo, false},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("upstreams (-want +got):\n%s", diff)
+	}
+	if cfg.Sandbox != DefaultSandbox || cfg.HTTP != (HTTP{}) {
+		t.Errorf("sandbox %+v, http %+v: want the defaults", cfg.Sandbox, cfg.HTTP)
+	}
+}
+
+func TestToolfoldFormat(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+upstreams:
+  fs:
+    description: "  read   files "
+    command: ${BIN:-npx}
+    args: ["-y", "server@1.0", 8080, true]
+    env: {FOO: "${HOME}/x", LITERAL: "$$HOME"}
+    cwd: sub
+    connect_timeout: 5s
+    call_timeout: 1m30s
+  remote:
+    transport: http
+    url: https://example.com/mcp
+    headers: {Authorization: "Bearer ${TOKEN}"}
+  off:
+    command: run-${UNSET_IS_FINE_WHEN_DISABLED}
+    disabled: true
+  home:
+    command: x
+    cwd: ~/proj
+sandbox:
+  timeout: 1m
+  memory: 1GiB
+  output: 1.5MB
+  max_tool_calls: 10
+  max_concurrency: 2
+  max_frame: 1048576
+  open_files: 32
+  file_size: 10MB
+  processes: 4
+http:
+  addr: 127.0.0.1:9000
+  bearer_token: ${TOKEN}
+`
+	file := filepath.Join(dir, "proxy.yaml")
+	cfg := mustParse(t, file, src, map[string]string{"HOME": "/home/u", "TOKEN": "s3cret"})
+	want := &Config{
+		File: file, Dir: dir, Format: "toolfold",
+		Upstreams: []Upstream{
+			{Name: "fs", Description: "read files", Transport: "stdio", Command: "npx",
+				Args: []string{"-y", "server@1.0", "8080", "true"},
+				Env:  map[string]string{"FOO": "/home/u/x", "LITERAL": "$HOME"},
+				Cwd:  filepath.Join(dir, "sub"), ConnectTimeout: 5 * time.Second, CallTimeout: 90 * time.Second},
+			{Name: "remote", Transport: "http", URL: "https://example.com/mcp",
+				Headers:        map[string]string{"Authorization": "Bearer s3cret"},
+				ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout},
+			{Name: "off", Transport: "stdio", Command: "run-", Cwd: dir, Disabled: true,
+				ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout},
+			{Name: "home", Transport: "stdio", Command: "x", Cwd: "/home/u/proj",
+				ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout},
+		},
+		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
+			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
+			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4},
+		HTTP: HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
+	}
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	cfg := mustParse(t, "", "upstreams: {a: {command: x}}", nil)
+	wd, _ := os.Getwd()
+	u := cfg.Upstreams[0]
+	if u.Cwd != wd || u.ConnectTimeout != 60*time.Second || u.CallTimeout != 120*time.Second {
+		t.Errorf("upstream defaults: cwd %q, timeouts %v %v", u.Cwd, u.ConnectTimeout, u.CallTimeout)
+	}
+	if cfg.Sandbox != DefaultSandbox {
+		t.Errorf("sandbox = %+v, want %+v", cfg.Sandbox, DefaultSandbox)
+	}
+	// cpu_time follows timeout unless set.
+	cfg = mustParse(t, "", "upstreams: {a: {command: x}}\nsandbox: {timeout: 10s}", nil)
+	if cfg.Sandbox.CPUTime != 10*time.Second {
+		t.Errorf("cpu_time = %v, want timeout's 10s", cfg.Sandbox.CPUTime)
+	}
+}
+
+func TestOrderKept(t *testing.T) {
+	cfg := mustParse(t, "", "upstreams:\n  zeta: {command: z}\n  alpha: {command: a}\n  mid: {command: m}\n", nil)
+	var names []string
+	for _, u := range cfg.Upstreams {
+		names = append(names, u.Name)
+	}
+	if diff := cmp.Diff([]string{"zeta", "alpha", "mid"}, names); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnchorsAndMerge(t *testing.T) {
+	src := `
+upstreams:
+  a: &base
+    command: npx
+    env: &env {K: v}
+    call_timeout: 5s
+  b:
+    <<: *base
+    args: [b]
+    call_timeout: 7s
+`
+	cfg := mustParse(t, "", src, nil)
+	b := cfg.Upstreams[1]
+	if b.Command != "npx" || b.CallTimeout != 7*time.Second || b.Env["K"] != "v" || len(b.Args) != 1 {
+		t.Errorf("merged upstream = %+v", b)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), nil)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load of a missing file: %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestErrorsType(t *testing.T) {
+	_, err := Parse("p.yaml", []byte("upstreams:\n  a: {command: x, bad: 1}\n"), nil)
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 {
+		t.Fatalf("error %v (%T): want Errors of one", err, err)
+	}
+	want := &Error{File: "p.yaml", Line: 2, Col: 19, Path: "upstreams.a.bad", Msg: `unknown key "bad"; known keys: ` + strings.Join(upstreamKeys, ", ")}
+	if diff := cmp.Diff(want, es[0]); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+func TestErrorRendering(t *testing.T) {
+	for _, tc := range []struct {
+		err  Error
+		want string
+	}{
+		{Error{File: "proxy.yaml", Line: 14, Col: 7, Path: "upstreams.github.command", Msg: "required for stdio"},
+			"proxy.yaml:14:7: upstreams.github.command: required for stdio"},
+		{Error{File: "p.yaml", Line: 3, Msg: "invalid YAML: x"}, "p.yaml:3: invalid YAML: x"},
+		{Error{File: "p.yaml", Msg: "no upstreams"}, "p.yaml: no upstreams"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestAliasBomb(t *testing.T) {
+	// Each level merges the one above eight times: 8^8 fields once expanded.
+	src := "a: &a {command: x}\n"
+	prev := "a"
+	for _, l := range "bcdefgh" {
+		src += string(l) + ": &" + string(l) + " {<<: [" + strings.Repeat("*"+prev+", ", 7) + "*" + prev + "]}\n"
+		prev = string(l)
+	}
+	src += "upstreams: {x: {<<: [" + strings.Repeat("*h, ", 7) + "*h]}}\n"
+	_, err := Parse("bomb.yaml", []byte(src), nil)
+	if err == nil || !strings.Contains(err.Error(), "bomb.yaml: document too large once aliases are expanded") {
+		t.Errorf("Parse of an alias bomb: %v", err)
+	}
+}
+
+func TestLoadNamesFileAsGiven(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("upstreams:\n  a: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	_, err := Load("bad.yaml", nil)
+	want := "bad.yaml:2:3: upstreams.a: needs command (to run the server over stdio) or url (to reach it over http)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Load: %v\nwant %s", err, want)
+	}
+}

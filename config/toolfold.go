@@ -1,0 +1,186 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Keys of the toolfold format (proxy.yaml).
+var (
+	topKeys     = []string{"upstreams", "sandbox", "http"}
+	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
+		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
+	httpKeys = []string{"addr", "bearer_token"}
+)
+
+const noUpstreams = `no upstreams: add an "upstreams:" map (see proxy.yaml in the toolfold repo) or point -c at a client config with "mcpServers"`
+
+// toolfold decodes proxy.yaml's format into cfg.
+func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
+	cfg.Format = "toolfold"
+	fs, ok := d.mapping(root, "", `a map with an "upstreams:" key`)
+	if !ok {
+		return
+	}
+	src := &upstreamSource{baseDir: cfg.Dir, x: x}
+	found, typo := false, false
+	for _, f := range fs {
+		switch f.name {
+		case "upstreams":
+			found = true
+			d.upstreams(src, f, cfg)
+		case "sandbox":
+			d.sandbox(f.val, &cfg.Sandbox)
+		case "http":
+			d.http(f.val, &cfg.HTTP, x)
+		default:
+			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
+			typo = typo || suggest(f.name, topKeys) == "upstreams"
+		}
+	}
+	if !found && !typo {
+		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})
+	}
+}
+
+// upstreams decodes the "upstreams:" map, keeping file order.
+func (d *decoder) upstreams(src *upstreamSource, f field, cfg *Config) {
+	if isNull(f.val) || (f.val.Kind == yaml.MappingNode && len(f.val.Content) == 0) {
+		d.errorf(f.key, "upstreams", "%s", noUpstreams)
+		return
+	}
+	fs, ok := d.mapping(f.val, "upstreams", "a map from a server name to its settings (command, args, … or url)")
+	if !ok {
+		return
+	}
+	for _, s := range fs {
+		path := join("upstreams", s.name)
+		if msg := nameProblem(s.name); msg != "" {
+			d.errorf(s.key, path, "%s", msg)
+		}
+		cfg.Upstreams = append(cfg.Upstreams, d.upstream(src, s.name, s.key, s.val, path))
+	}
+}
+
+// nameProblem says why name cannot name an upstream, or "".
+func nameProblem(name string) string {
+	switch {
+	case name == "":
+		return "an upstream name must not be empty"
+	case strings.Contains(name, "."):
+		return fmt.Sprintf(`name %q must not contain "." (it separates server and tool in qualified names like server.tool); try %q`, name, normalizeName(name))
+	case !validName(name):
+		if alt := normalizeName(name); alt != "" {
+			return fmt.Sprintf("name %q may hold only letters, digits, '_' and '-'; try %q", name, alt)
+		}
+		return fmt.Sprintf("name %q may hold only letters, digits, '_' and '-'", name)
+	}
+	return ""
+}
+
+// sandbox decodes the "sandbox:" section over the defaults.
+func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox) {
+	if isNull(n) {
+		return
+	}
+	fs, _ := d.mapping(n, "sandbox", "a map of limits (timeout, memory, …)")
+	cpuSet := false
+	for _, f := range fs {
+		p := join("sandbox", f.name)
+		if isNull(f.val) {
+			continue
+		}
+		switch f.name {
+		case "timeout":
+			setIf(&sb.Timeout)(d.duration(f.val, p))
+		case "cpu_time":
+			setIf(&sb.CPUTime)(d.duration(f.val, p))
+			cpuSet = true
+		case "memory":
+			setIf(&sb.MemoryBytes)(d.size(f.val, p))
+		case "output":
+			setIf(&sb.OutputBytes)(d.size(f.val, p))
+		case "file_size":
+			setIf(&sb.FileBytes)(d.size(f.val, p))
+		case "max_frame":
+			if v, ok := d.size(f.val, p); ok && v > math.MaxInt32 {
+				d.errorf(f.val, p, "must be under 2GiB")
+			} else if ok {
+				sb.MaxFrameBytes = int(v)
+			}
+		case "max_tool_calls":
+			setIf(&sb.MaxToolCalls)(d.count(f.val, p))
+		case "max_concurrency":
+			setIf(&sb.MaxConcurrency)(d.count(f.val, p))
+		case "open_files":
+			setIf(&sb.OpenFiles)(d.count(f.val, p))
+		case "processes":
+			setIf(&sb.Processes)(d.count(f.val, p))
+		default:
+			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys))
+		}
+	}
+	if !cpuSet {
+		sb.CPUTime = sb.Timeout
+	}
+}
+
+// setIf returns a function that stores v in dst when ok: it lets a decode
+// that reported its own error leave the default in place.
+func setIf[T any](dst *T) func(v T, ok bool) {
+	return func(v T, ok bool) {
+		if ok {
+			*dst = v
+		}
+	}
+}
+
+// http decodes the "http:" section.
+func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
+	if isNull(n) {
+		return
+	}
+	fs, _ := d.mapping(n, "http", "a map (addr, bearer_token)")
+	for _, f := range fs {
+		p := join("http", f.name)
+		if isNull(f.val) {
+			continue
+		}
+		switch f.name {
+		case "addr":
+			if s, ok := d.str(f.val, p); ok && s != "" {
+				if msg := addrProblem(s); msg != "" {
+					d.errorf(f.val, p, "%s", msg)
+				}
+				h.Addr = s
+			}
+		case "bearer_token":
+			if _, ok := d.str(f.val, p); ok {
+				v, errs := x.expand(f.val.Value)
+				for _, msg := range errs {
+					d.errorf(f.val, p, "%s", msg)
+				}
+				h.BearerToken = v
+			}
+		default:
+			d.errorf(f.key, p, "%s", unknownKey(f.name, httpKeys))
+		}
+	}
+}
+
+// addrProblem says why s is not a host:port to listen on, or "".
+func addrProblem(s string) string {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Sprintf("invalid address %q: write host:port, like 127.0.0.1:8765", s)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Sprintf("invalid port %q in %q", port, s)
+	}
+	return ""
+}
