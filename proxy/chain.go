@@ -1,0 +1,70 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The middleware chains, declared once. In each list the first entry runs
+// first (outermost): the SDK applies them right to left.
+
+// clientChain wraps every request the client sends to toolfold.
+func clientChain(log *slog.Logger) []mcp.Middleware {
+	return []mcp.Middleware{
+		// recover is outermost so a panic anywhere below, in a handler or
+		// another middleware, becomes an internal error for that one
+		// request instead of killing every session (the SDK does not
+		// recover handler panics).
+		recoverMiddleware(log),
+		// log sits inside recover so it still records requests whose
+		// handler panicked, with the error recover produced.
+		logMiddleware(log.With("edge", "client")),
+	}
+}
+
+// upstreamChain wraps every request toolfold sends to an upstream.
+func upstreamChain(log *slog.Logger) []mcp.Middleware {
+	return []mcp.Middleware{
+		// log is outermost on the upstream edge; the PII rewrite middleware
+		// (a later issue) goes innermost, below it, so that logs and traces
+		// only ever see tokens.
+		logMiddleware(log.With("edge", "upstream")),
+	}
+}
+
+func recoverMiddleware(log *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("panic in handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("toolfold internal error in %s (logged); please report it", method)}
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// logMiddleware logs each request at debug level, and failures at warn.
+// It logs methods, durations and errors, never arguments or results.
+func logMiddleware(log *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			if err != nil {
+				log.Warn("request failed", "method", method, "took", time.Since(start).Round(time.Microsecond), "err", err)
+			} else {
+				log.Debug("request", "method", method, "took", time.Since(start).Round(time.Microsecond))
+			}
+			return res, err
+		}
+	}
+}

@@ -1,0 +1,26 @@
+// Package proxy is toolfold's core: the client-facing MCP server, the pool
+// of upstream sessions, and the two tools that replace the upstreams' own.
+//
+//	client ⇄ mcp.Server ─[recover, log]─▶ search_tools ─▶ index
+//	                                  └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
+//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[log]─▶ upstream server
+//
+// A Proxy is built from a validated config.Config (New), connects every
+// upstream concurrently in the background (Start), and serves its
+// mcp.Server over stdio or streamable HTTP (HTTPHandler). One failing
+// upstream never stops the others: it is reported by Status, its tools are
+// marked unavailable in search results, and it is reconnected with backoff.
+//
+// The catalog (an immutable *index.Index) is rebuilt whenever an upstream
+// connects, drops, or announces notifications/tools/list_changed; the two
+// advertised tools' descriptions, which name the servers and their tool
+// counts, are re-registered when they change, so clients are notified too.
+//
+// Middleware order is declared once, in chain.go. Handlers hold only their
+// own logic (tools.go for the two tools, host.go for what a script reaches).
+//
+// Errors come in two planes: malformed requests (a missing code, an unknown
+// detail level) are JSON-RPC invalid-params errors; everything the model can
+// fix by changing its script or query is an isError result whose text says
+// what to do.
+package proxy

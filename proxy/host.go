@@ -1,0 +1,132 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// scriptHost is what a running script reaches through the bridge.
+type scriptHost struct{ p *Proxy }
+
+var _ sandbox.Host = (*scriptHost)(nil)
+
+// Call resolves the name the script used and calls the upstream tool.
+// Failures the script can act on are *sandbox.ToolError.
+func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	ix := h.p.catalog.Load()
+	hit, ok := ix.Resolve(name)
+	if !ok {
+		return nil, &sandbox.ToolError{Tool: name, Msg: unknownToolMessage(ix, name)}
+	}
+	qname := hit.QName
+	res, err := h.p.pool.Call(ctx, hit.Tool.Server, hit.Tool.Name, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
+	}
+	if res.IsError {
+		msg := strings.TrimSpace(contentText(res.Content))
+		if msg == "" {
+			msg = "the tool reported an error without a message"
+		}
+		return nil, &sandbox.ToolError{Tool: name, Msg: qname + " failed: " + msg}
+	}
+	v, err := scriptValue(res)
+	if err != nil {
+		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
+	}
+	return v, nil
+}
+
+// Search serves search_tools(...) inside scripts.
+func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int) (string, error) {
+	text, err := h.p.Search(query, detail, limit, "")
+	if err != nil {
+		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
+	}
+	return text, nil
+}
+
+func unknownToolMessage(ix *index.Index, name string) string {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	if s := ix.Suggest(name, 3); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, ", ") + "?"
+	}
+	return msg + " (search_tools finds tools by what they do)"
+}
+
+// scriptValue is what a script receives for a tool result (DESIGN.md):
+// structuredContent if present; else a single text block that parses as
+// JSON, parsed; else the text; other content becomes small descriptive
+// objects, never inlined base64.
+func scriptValue(res *mcp.CallToolResult) (json.RawMessage, error) {
+	if res.StructuredContent != nil {
+		return json.Marshal(res.StructuredContent)
+	}
+	allText := true
+	for _, c := range res.Content {
+		if _, ok := c.(*mcp.TextContent); !ok {
+			allText = false
+		}
+	}
+	if allText {
+		if len(res.Content) == 1 {
+			text := res.Content[0].(*mcp.TextContent).Text
+			if t := strings.TrimSpace(text); json.Valid([]byte(t)) && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
+				return json.RawMessage(t), nil
+			}
+		}
+		return json.Marshal(contentText(res.Content))
+	}
+	items := make([]any, 0, len(res.Content))
+	for _, c := range res.Content {
+		items = append(items, contentObject(c))
+	}
+	return json.Marshal(items)
+}
+
+// contentText joins the text blocks of a result.
+func contentText(cs []mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// contentObject describes one content block for a script.
+func contentObject(c mcp.Content) any {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return map[string]any{"type": "text", "text": c.Text}
+	case *mcp.ImageContent:
+		return map[string]any{"type": "image", "mime": c.MIMEType, "size": len(c.Data)}
+	case *mcp.AudioContent:
+		return map[string]any{"type": "audio", "mime": c.MIMEType, "size": len(c.Data)}
+	case *mcp.ResourceLink:
+		return map[string]any{"type": "resource_link", "uri": c.URI, "name": c.Name, "mime": c.MIMEType}
+	case *mcp.EmbeddedResource:
+		o := map[string]any{"type": "resource"}
+		if r := c.Resource; r != nil {
+			o["uri"], o["mime"] = r.URI, r.MIMEType
+			if r.Text != "" {
+				o["text"] = r.Text
+			} else {
+				o["size"] = len(r.Blob)
+			}
+		}
+		return o
+	}
+	return map[string]any{"type": "unknown"}
+}
+

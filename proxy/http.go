@@ -1,0 +1,67 @@
+package proxy
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPHandler serves MCP over streamable HTTP at /mcp. With a token, every
+// request must carry "Authorization: Bearer <token>". The SDK's DNS
+// rebinding protection (loopback requests with a foreign Host are refused)
+// stays on, and cross-origin browser requests are refused.
+func (p *Proxy) HTTPHandler(token string) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.server }, &mcp.StreamableHTTPOptions{
+		Logger:              p.log,
+		MaxRequestBodyBytes: 16 << 20,
+	})
+	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(h)
+	if token != "" {
+		mcpHandler = bearer(token, mcpHandler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHandler)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "toolfold serves MCP at /mcp", http.StatusNotFound)
+	})
+	return mux
+}
+
+func bearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="toolfold"`)
+			http.Error(w, "missing or wrong bearer token (Authorization: Bearer <http.bearer_token>)", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// CheckListenAddr refuses a non-loopback address unless a bearer token is
+// configured: an unauthenticated proxy on the network would hand anyone
+// the upstreams' credentials.
+func CheckListenAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8765", addr)
+	}
+	if isLoopback(host) || token != "" {
+		return nil
+	}
+	return fmt.Errorf("--http %s is not a loopback address: set http.bearer_token in the config (clients then send \"Authorization: Bearer <token>\"), or bind 127.0.0.1", addr)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

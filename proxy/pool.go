@@ -1,0 +1,130 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+)
+
+// Pool holds one supervised session per configured upstream. Upstreams
+// connect concurrently; one that fails does not hold up or stop the others.
+type Pool struct {
+	log      *slog.Logger
+	ups      []*upstream
+	byName   map[string]*upstream
+	onChange func()
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewPool prepares a pool; Start connects it. onChange is called (from any
+// goroutine) whenever an upstream's tools or state change.
+func NewPool(ups []config.Upstream, log *slog.Logger, version string, onChange func()) *Pool {
+	p := &Pool{log: log, byName: make(map[string]*upstream), onChange: onChange}
+	notify := func() {
+		if p.onChange != nil {
+			p.onChange()
+		}
+	}
+	for _, c := range ups {
+		u := newUpstream(c, log, version, notify)
+		p.ups = append(p.ups, u)
+		p.byName[c.Name] = u
+	}
+	return p
+}
+
+// Start begins connecting every enabled upstream in the background.
+func (p *Pool) Start(ctx context.Context) {
+	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for _, u := range p.ups {
+		if u.cfg.Disabled {
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			u.run(ctx)
+		}()
+	}
+}
+
+// WaitReady blocks until every upstream's first connection attempt has
+// finished (each bounded by its connect timeout) or ctx ends.
+func (p *Pool) WaitReady(ctx context.Context) {
+	for _, u := range p.ups {
+		select {
+		case <-u.firstDone:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Close disconnects every upstream and waits for their processes to end.
+func (p *Pool) Close() {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.wg.Wait()
+	for _, u := range p.ups {
+		u.close()
+	}
+}
+
+// Call invokes server's tool.
+func (p *Pool) Call(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	u, ok := p.byName[server]
+	if !ok {
+		return nil, fmt.Errorf("no upstream named %q", server)
+	}
+	return u.call(ctx, tool, args)
+}
+
+// UpstreamStatus is one row of `toolfold check`.
+type UpstreamStatus struct {
+	Name        string
+	Description string
+	Transport   string
+	State       string
+	Err         string
+	Protocol    string
+	ServerName  string // serverInfo.name reported by the upstream
+	Tools       []*mcp.Tool
+	ConnectTime time.Duration
+	Restarts    int
+}
+
+// Status reports every upstream, in config order.
+func (p *Pool) Status() []UpstreamStatus {
+	out := make([]UpstreamStatus, 0, len(p.ups))
+	for _, u := range p.ups {
+		u.mu.Lock()
+		s := UpstreamStatus{
+			Name:        u.cfg.Name,
+			Description: u.cfg.Description,
+			Transport:   u.cfg.Transport,
+			State:       u.state,
+			Protocol:    u.protocol,
+			Tools:       u.tools,
+			ConnectTime: u.connectTime,
+			Restarts:    u.restarts,
+		}
+		if u.err != nil {
+			s.Err = u.err.Error()
+		}
+		if u.serverInfo != nil {
+			s.ServerName = u.serverInfo.Name
+		}
+		u.mu.Unlock()
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,170 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// Options configure a Proxy. A nil *Options is valid: every zero field has
+// a useful default.
+type Options struct {
+	Logger  *slog.Logger // nil discards
+	Version string       // reported to clients and upstreams; default "dev"
+	// Runners serve run_script, by language. Nil means the Lua runner,
+	// re-executing this binary (its main must call sandbox.ChildMain).
+	Runners []sandbox.Runner
+}
+
+// Proxy is toolfold: a pool of upstream sessions, the catalog of their
+// tools, and the client-facing MCP server that advertises search_tools and
+// run_script.
+type Proxy struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	version string
+	pool    *Pool
+	runners map[string]sandbox.Runner
+	langs   []string
+	server  *mcp.Server
+
+	catalog atomic.Pointer[index.Index]
+
+	toolsMu  sync.Mutex // serializes re-advertising the two tools
+	advertis [2]*mcp.Tool
+}
+
+// New builds a proxy for cfg. Start connects the upstreams.
+func New(cfg *config.Config, opts *Options) *Proxy {
+	if opts == nil {
+		opts = &Options{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
+	runners := opts.Runners
+	if runners == nil {
+		runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log.With("component", "sandbox")})}
+	}
+	for _, r := range runners {
+		p.runners[r.Language()] = r
+		p.langs = append(p.langs, r.Language())
+	}
+	p.pool = NewPool(cfg.Upstreams, log, version, p.refresh)
+	p.catalog.Store(index.New(nil, p.serverInfos()))
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, &mcp.ServerOptions{
+		Logger:       log,
+		Instructions: instructions,
+	})
+	p.server.AddReceivingMiddleware(clientChain(log)...)
+	p.advertise()
+	return p
+}
+
+// instructions is sent to clients at initialize: the one-paragraph method.
+const instructions = "The tools of several MCP servers are behind this proxy. Find them with search_tools, then call them from a run_script script; only what the script prints or returns comes back."
+
+// Start connects every upstream in the background.
+func (p *Proxy) Start(ctx context.Context) { p.pool.Start(ctx) }
+
+// WaitReady waits until each upstream's first connection attempt is over.
+func (p *Proxy) WaitReady(ctx context.Context) { p.pool.WaitReady(ctx) }
+
+// Close stops the upstreams.
+func (p *Proxy) Close() { p.pool.Close() }
+
+// Server is the client-facing MCP server.
+func (p *Proxy) Server() *mcp.Server { return p.server }
+
+// Status reports every upstream.
+func (p *Proxy) Status() []UpstreamStatus { return p.pool.Status() }
+
+// Languages lists the run_script languages served.
+func (p *Proxy) Languages() []string { return p.langs }
+
+// Index is the current catalog.
+func (p *Proxy) Index() *index.Index { return p.catalog.Load() }
+
+// refresh rebuilds the catalog and re-advertises the two tools when an
+// upstream's tools or state changed.
+func (p *Proxy) refresh() {
+	var tools []index.Tool
+	for _, s := range p.pool.Status() {
+		for _, t := range s.Tools {
+			tools = append(tools, indexTool(s.Name, t))
+		}
+	}
+	p.catalog.Store(index.New(tools, p.serverInfos()))
+	p.advertise()
+}
+
+func (p *Proxy) serverInfos() []index.ServerInfo {
+	var out []index.ServerInfo
+	for _, s := range p.pool.Status() {
+		out = append(out, index.ServerInfo{
+			Name:        s.Name,
+			Description: s.Description,
+			Available:   s.State == StateReady,
+			Error:       unavailableReason(s),
+		})
+	}
+	return out
+}
+
+func unavailableReason(s UpstreamStatus) string {
+	switch s.State {
+	case StateReady:
+		return ""
+	case StateDown:
+		return s.Err
+	}
+	return s.State
+}
+
+// indexTool converts an MCP tool for the catalog.
+func indexTool(server string, t *mcp.Tool) index.Tool {
+	it := index.Tool{
+		Server:       server,
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  asMap(t.InputSchema),
+		OutputSchema: asMap(t.OutputSchema),
+	}
+	if a := t.Annotations; a != nil {
+		if it.Title == "" {
+			it.Title = a.Title
+		}
+		it.Annotations = index.Annotations{
+			ReadOnly:    boolp(a.ReadOnlyHint),
+			Destructive: a.DestructiveHint,
+			Idempotent:  boolp(a.IdempotentHint),
+			OpenWorld:   a.OpenWorldHint,
+		}
+	}
+	return it
+}
+
+func boolp(b bool) *bool {
+	if !b {
+		return nil // the SDK cannot tell false from absent for these two
+	}
+	return &b
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

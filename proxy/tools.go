@@ -1,0 +1,279 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// The two tools' schemas, written by hand to stay compact: they and the
+// descriptions are the only schema cost a client pays.
+var (
+	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, or a tool name"},"detail":{"type":"string","enum":["name","summary","full"]},"limit":{"type":"integer","minimum":1,"maximum":50},"server":{"type":"string"}},"required":["query"]}`)
+	runSchemaFmt = `{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string","enum":%s}},"required":["code"]}`
+)
+
+// advertise (re)registers search_tools and run_script when their
+// descriptions changed; the SDK then notifies clients (tools/list_changed).
+func (p *Proxy) advertise() {
+	p.toolsMu.Lock()
+	defer p.toolsMu.Unlock()
+	servers := p.serverLine()
+	langs, _ := json.Marshal(p.langs)
+	search := &mcp.Tool{
+		Name: "search_tools",
+		Description: "Find tools of the MCP servers behind this proxy; call them with run_script. Servers: " + servers +
+			". detail: name (names only), summary (default: Lua signature + first sentence), full (parameters, result shape, example).",
+		InputSchema: searchSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}
+	run := &mcp.Tool{
+		Name: "run_script",
+		Description: "Run a Lua script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
+			`Call: local r = tools.server.tool{arg = "v"} or call("server.tool", {...}); r is the structured result, parsed JSON, or text. ` +
+			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode. " +
+			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
+		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
+	}
+	if p.advertis[0] == nil || p.advertis[0].Description != search.Description {
+		p.server.AddTool(search, p.handleSearch)
+		p.advertis[0] = search
+	}
+	if p.advertis[1] == nil || p.advertis[1].Description != run.Description {
+		p.server.AddTool(run, p.handleRun)
+		p.advertis[1] = run
+	}
+}
+
+// AdvertisedTools returns the two tools as clients see them.
+func (p *Proxy) AdvertisedTools() []*mcp.Tool {
+	p.toolsMu.Lock()
+	defer p.toolsMu.Unlock()
+	return []*mcp.Tool{p.advertis[0], p.advertis[1]}
+}
+
+// serverLine names each upstream with its purpose and tool count:
+// "filesystem (files under the project, 14 tools); memory (...)".
+func (p *Proxy) serverLine() string {
+	var parts []string
+	for _, s := range p.pool.Status() {
+		if s.State == StateDisabled {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(s.Name)
+		b.WriteString(" (")
+		if s.Description != "" {
+			b.WriteString(s.Description)
+			b.WriteString(", ")
+		}
+		if s.Tools == nil && s.State != StateReady {
+			b.WriteString(s.State)
+		} else {
+			fmt.Fprintf(&b, "%d tools", len(s.Tools))
+		}
+		b.WriteString(")")
+		parts = append(parts, b.String())
+	}
+	if len(parts) == 0 {
+		return "none configured"
+	}
+	return strings.Join(parts, "; ")
+}
+
+type searchArgs struct {
+	Query  string `json:"query"`
+	Detail string `json:"detail"`
+	Limit  int    `json:"limit"`
+	Server string `json:"server"`
+}
+
+func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in searchArgs
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	text, err := p.Search(in.Query, in.Detail, in.Limit, in.Server)
+	if err != nil {
+		if _, ok := err.(*jsonrpc.Error); ok {
+			return nil, err
+		}
+		return errorResult(err.Error()), nil
+	}
+	return textResult(text), nil
+}
+
+// Search runs search_tools. A bad detail or limit is a protocol error
+// (*jsonrpc.Error); an unknown server filter is an error the model can fix.
+func (p *Proxy) Search(query, detail string, limit int, server string) (string, error) {
+	if strings.TrimSpace(query) == "" {
+		return "", invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
+	}
+	if detail == "" {
+		detail = string(index.DetailSummary)
+	}
+	switch index.Detail(detail) {
+	case index.DetailName, index.DetailSummary, index.DetailFull:
+	default:
+		return "", invalidParams(fmt.Sprintf("detail must be name, summary or full, not %q", detail))
+	}
+	if limit < 0 || limit > 50 {
+		return "", invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
+	}
+	ix := p.catalog.Load()
+	if server != "" && !slices.ContainsFunc(ix.Servers(), func(s index.ServerInfo) bool { return s.Name == server }) {
+		var names []string
+		for _, s := range ix.Servers() {
+			names = append(names, s.Name)
+		}
+		return "", fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
+	}
+	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server})
+	return ix.Render(query, hits, index.Detail(detail), p.defaultLanguage()), nil
+}
+
+func (p *Proxy) defaultLanguage() string {
+	if slices.Contains(p.langs, "lua") || len(p.langs) == 0 {
+		return "lua"
+	}
+	return p.langs[0]
+}
+
+type runArgs struct {
+	Code     string `json:"code"`
+	Language string `json:"language"`
+}
+
+func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in runArgs
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+	if err != nil {
+		return nil, err
+	}
+	if failed {
+		return errorResult(text), nil
+	}
+	return textResult(text), nil
+}
+
+// RunScript runs code and renders run_script's answer. failed reports a
+// script failure (an isError result); err is for malformed requests.
+func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
+	if strings.TrimSpace(code) == "" {
+		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
+	}
+	if lang == "" {
+		lang = p.defaultLanguage()
+	}
+	runner, ok := p.runners[lang]
+	if !ok {
+		return "", false, invalidParams(fmt.Sprintf("language %q is not available here; use one of: %s", lang, strings.Join(p.langs, ", ")))
+	}
+	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		p.log.Error("sandbox failed", "err", err)
+		return "toolfold could not run the script: " + err.Error(), true, nil
+	}
+	return p.renderRun(res), res.Err != nil, nil
+}
+
+// renderRun formats a run: output, "=> value", error, footer.
+func (p *Proxy) renderRun(res *sandbox.Result) string {
+	var b strings.Builder
+	b.WriteString(res.Output)
+	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	if len(res.Value) > 0 && res.Err == nil {
+		v := res.Value
+		if max := p.cfg.Sandbox.OutputBytes; int64(len(v)) > max {
+			fmt.Fprintf(&b, "=> %s\n[return value truncated: %d more bytes not shown; return less or raise sandbox.output]\n", v[:max], int64(len(v))-max)
+		} else {
+			fmt.Fprintf(&b, "=> %s\n", bytes.TrimSpace(v))
+		}
+	}
+	if res.Err != nil {
+		b.WriteString(res.Err.Error())
+		b.WriteByte('\n')
+	}
+	calls := "tool calls"
+	if res.ToolCalls == 1 {
+		calls = "tool call"
+	}
+	fmt.Fprintf(&b, "[toolfold: %d %s, %s of results kept out of context, %s]", res.ToolCalls, calls, formatBytes(res.ResultBytes), formatDuration(res.Duration))
+	return b.String()
+}
+
+func (p *Proxy) limits() sandbox.Limits {
+	s := p.cfg.Sandbox
+	return sandbox.Limits{
+		Timeout:        s.Timeout,
+		CPUTime:        s.CPUTime,
+		MemoryBytes:    s.MemoryBytes,
+		OutputBytes:    s.OutputBytes,
+		MaxToolCalls:   s.MaxToolCalls,
+		MaxConcurrency: s.MaxConcurrency,
+		MaxFrameBytes:  s.MaxFrameBytes,
+		OpenFiles:      s.OpenFiles,
+		FileBytes:      s.FileBytes,
+		Processes:      s.Processes,
+	}
+}
+
+// decodeArgs decodes tool arguments strictly; a malformed request is a
+// protocol error.
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalidParams("invalid arguments: " + err.Error())
+	}
+	return nil
+}
+
+func invalidParams(msg string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func errorResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, IsError: true}
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func formatDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}

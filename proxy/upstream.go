@@ -1,0 +1,330 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+)
+
+// Upstream states, as `toolfold check` and search results show them.
+const (
+	StateConnecting = "connecting"
+	StateReady      = "ready"
+	StateDown       = "down"
+	StateDisabled   = "disabled"
+)
+
+// Backoff between reconnection attempts of a failed or crashed upstream.
+var (
+	backoffMin = 500 * time.Millisecond
+	backoffMax = 30 * time.Second
+)
+
+// UnavailableError is returned for a call to an upstream that is not
+// connected. Its message tells the model what is going on.
+type UnavailableError struct {
+	Server string
+	Reason string
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
+}
+
+// upstream is one server behind the proxy and its supervisor: it connects,
+// lists tools, re-lists them on notifications/tools/list_changed, and
+// reconnects with backoff when the connection fails or the process dies.
+type upstream struct {
+	cfg      config.Upstream
+	log      *slog.Logger
+	version  string
+	onChange func() // called after tools or state change; must not block long
+
+	relist    chan struct{}
+	firstDone chan struct{}
+
+	mu           sync.Mutex
+	cs           *mcp.ClientSession
+	tools        []*mcp.Tool
+	state        string
+	err          error
+	protocol     string
+	serverInfo   *mcp.Implementation
+	instructions string
+	connectTime  time.Duration
+	restarts     int
+	stdio        *stdioTransport
+}
+
+func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func()) *upstream {
+	u := &upstream{
+		cfg:       cfg,
+		log:       log.With("upstream", cfg.Name),
+		version:   version,
+		onChange:  onChange,
+		relist:    make(chan struct{}, 1),
+		firstDone: make(chan struct{}),
+		state:     StateConnecting,
+	}
+	if cfg.Disabled {
+		u.state = StateDisabled
+		close(u.firstDone)
+	}
+	return u
+}
+
+// run supervises the upstream until ctx ends.
+func (u *upstream) run(ctx context.Context) {
+	backoff := backoffMin
+	first := true
+	for {
+		start := time.Now()
+		cs, err := u.connect(ctx)
+		if first {
+			close(u.firstDone)
+			first = false
+		}
+		if ctx.Err() != nil {
+			if cs != nil {
+				_ = cs.Close()
+			}
+			return
+		}
+		if err == nil {
+			err = u.serve(ctx, cs)
+			if ctx.Err() != nil {
+				return
+			}
+			if time.Since(start) > time.Minute {
+				backoff = backoffMin
+			}
+		}
+		u.setDown(err)
+		u.log.Warn("upstream down; reconnecting", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, backoffMax)
+		u.mu.Lock()
+		u.restarts++
+		u.mu.Unlock()
+	}
+}
+
+// connect opens a session and lists the tools, within the connect timeout.
+func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
+	defer cancel()
+	start := time.Now()
+	tr, stdio := u.transport()
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, &mcp.ClientOptions{
+		Logger: u.log,
+		// No roots capability: the SDK would otherwise advertise roots and
+		// answer roots/list with an empty list, and servers such as
+		// server-filesystem replace their configured directories with the
+		// client's roots. Passing the real client's roots through is the
+		// passthrough issue's work.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case u.relist <- struct{}{}:
+			default:
+			}
+		},
+	})
+	client.AddSendingMiddleware(upstreamChain(u.log)...)
+	cs, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		return nil, u.explain("connect", ctx, err, stdio)
+	}
+	tools, err := listTools(ctx, cs)
+	if err != nil {
+		_ = cs.Close()
+		return nil, u.explain("tools/list", ctx, err, stdio)
+	}
+	init := cs.InitializeResult()
+	u.mu.Lock()
+	u.cs, u.tools, u.state, u.err = cs, tools, StateReady, nil
+	u.stdio = stdio
+	u.connectTime = time.Since(start)
+	if init != nil {
+		u.protocol, u.serverInfo, u.instructions = init.ProtocolVersion, init.ServerInfo, init.Instructions
+	}
+	u.mu.Unlock()
+	u.log.Info("upstream ready", "tools", len(tools), "protocol", u.protocol, "took", u.connectTime.Round(time.Millisecond))
+	u.onChange()
+	return cs, nil
+}
+
+// serve waits for the session to end, re-listing tools when asked.
+func (u *upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
+	ended := make(chan error, 1)
+	go func() { ended <- cs.Wait() }()
+	for {
+		select {
+		case <-ctx.Done():
+			_ = cs.Close()
+			<-ended
+			return ctx.Err()
+		case err := <-ended:
+			_ = cs.Close() // reap the process group of a crashed upstream
+			return u.lost(err)
+		case <-u.relist:
+			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
+			tools, err := listTools(lctx, cs)
+			cancel()
+			if err != nil {
+				u.log.Warn("re-listing tools failed", "err", err)
+				continue
+			}
+			u.mu.Lock()
+			u.tools = tools
+			u.mu.Unlock()
+			u.log.Info("tools changed", "tools", len(tools))
+			u.onChange()
+		}
+	}
+}
+
+// lost explains why an established session ended.
+func (u *upstream) lost(err error) error {
+	u.mu.Lock()
+	stdio := u.stdio
+	u.mu.Unlock()
+	msg := "connection lost"
+	if stdio != nil {
+		// Give the process a moment to be reaped so its exit status is known.
+		for i := 0; i < 20 && stdio.ExitState() == ""; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if st := stdio.ExitState(); st != "" {
+			msg = "process " + st
+		}
+		if tail := stdio.LastStderr(); tail != "" {
+			msg += "; stderr: " + tail
+		}
+	} else if err != nil {
+		msg += ": " + err.Error()
+	}
+	return errors.New(msg)
+}
+
+// explain turns a connection failure into a message that says what to fix.
+func (u *upstream) explain(step string, ctx context.Context, err error, stdio *stdioTransport) error {
+	var b strings.Builder
+	if ctx.Err() == context.DeadlineExceeded {
+		fmt.Fprintf(&b, "%s: no answer within %s (raise connect_timeout if the server is slow to start)", step, u.cfg.ConnectTimeout)
+	} else {
+		fmt.Fprintf(&b, "%s: %v", step, err)
+	}
+	if stdio != nil {
+		if st := stdio.ExitState(); st != "" {
+			fmt.Fprintf(&b, "; process %s", st)
+		}
+		if tail := stdio.LastStderr(); tail != "" {
+			fmt.Fprintf(&b, "; stderr: %s", tail)
+		}
+	}
+	return errors.New(b.String())
+}
+
+func (u *upstream) transport() (mcp.Transport, *stdioTransport) {
+	if u.cfg.Transport == "http" {
+		return &mcp.StreamableClientTransport{
+			Endpoint:     u.cfg.URL,
+			HTTPClient:   &http.Client{Transport: headerTransport{u.cfg.Headers}},
+			MaxEventSize: maxUpstreamFrame,
+		}, nil
+	}
+	st := newStdioTransport(u.cfg, u.log)
+	return st, st
+}
+
+func (u *upstream) setDown(err error) {
+	u.mu.Lock()
+	u.cs = nil
+	u.state = StateDown
+	u.err = err
+	u.mu.Unlock()
+	u.onChange()
+}
+
+func (u *upstream) close() {
+	u.mu.Lock()
+	cs := u.cs
+	u.cs = nil
+	u.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+	}
+}
+
+// call invokes one tool with the call timeout.
+func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	u.mu.Lock()
+	cs, state, err := u.cs, u.state, u.err
+	u.mu.Unlock()
+	if cs == nil {
+		reason := state
+		if err != nil {
+			reason = err.Error()
+		}
+		return nil, &UnavailableError{Server: u.cfg.Name, Reason: reason}
+	}
+	cctx, cancel := context.WithTimeout(ctx, u.cfg.CallTimeout)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: tool}
+	if len(args) > 0 && string(args) != "null" {
+		params.Arguments = args
+	} else {
+		params.Arguments = json.RawMessage("{}")
+	}
+	res, err := cs.CallTool(cctx, params)
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case cctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return nil, &UnavailableError{Server: u.cfg.Name, Reason: "disconnected during the call"}
+	}
+	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
+}
+
+// listTools reads every page of tools/list.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// headerTransport adds configured headers to every request to an HTTP upstream.
+type headerTransport struct{ headers map[string]string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
