@@ -129,4 +129,3 @@ func contentObject(c mcp.Content) any {
 	}
 	return map[string]any{"type": "unknown"}
 }
-
