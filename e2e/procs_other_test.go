@@ -1,0 +1,24 @@
+//go:build !linux
+
+package e2e
+
+import (
+	"errors"
+	"time"
+)
+
+// Process checks read /proc; elsewhere they find nothing.
+
+type proc struct {
+	pid, ppid int
+	cmdline   string
+}
+
+func becomeSubreaper() error                   { return errors.New("only on linux") }
+func descendants(int) []proc                   { return nil }
+func waitGone([]proc, time.Duration) []proc    { return nil }
+func leftoverDescendants(time.Duration) []proc { return nil }
+func killAll([]proc)                           {}
+func formatProcs([]proc) string                { return "" }
+func pidAlive(int) bool                        { return false }
+func isZombie(int) bool                        { return false }
