@@ -1,0 +1,122 @@
+package index
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchQueries are the dev queries' texts: typical search_tools input.
+func benchQueries(b *testing.B) []string {
+	b.Helper()
+	qs, err := LoadQueries(filepath.Join(corpusDir, "queries-dev.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Query
+	}
+	return append(out, "read_file", "fs.readFile", "github.create_issue", "kubectl_logs", "screnshot")
+}
+
+// replicate copies the corpus n times, renaming the servers of copy i
+// "<server>-r<i>", so an index holds about n × 1,815 tools.
+func replicate(tools []Tool, servers []ServerInfo, n int) ([]Tool, []ServerInfo) {
+	var ts []Tool
+	var ss []ServerInfo
+	for i := range n {
+		suffix := ""
+		if i > 0 {
+			suffix = fmt.Sprintf("-r%d", i)
+		}
+		for _, t := range tools {
+			t.Server += suffix
+			ts = append(ts, t)
+		}
+		for _, s := range servers {
+			s.Name += suffix
+			ss = append(ss, s)
+		}
+	}
+	return ts, ss
+}
+
+func benchSearch(b *testing.B, ix *Index, mb float64) {
+	qs := benchQueries(b)
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		ix.Search(qs[i%len(qs)], SearchOptions{})
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(mb, "index-MB")
+}
+
+// buildMeasured builds an index and measures the heap it retains, in MB.
+func buildMeasured(tools []Tool, servers []ServerInfo) (*Index, float64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ix := New(tools, servers)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return ix, float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+}
+
+// BenchmarkSearch searches the 1,815-tool corpus with the dev queries.
+func BenchmarkSearch(b *testing.B) {
+	tools, servers, err := LoadCorpus(corpusDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, mb := buildMeasured(tools, servers)
+	benchSearch(b, ix, mb)
+}
+
+// BenchmarkSearch20k searches the corpus replicated to 19,965 tools.
+func BenchmarkSearch20k(b *testing.B) {
+	tools, servers, err := LoadCorpus(corpusDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, ss := replicate(tools, servers, 11)
+	ix, mb := buildMeasured(ts, ss)
+	b.Logf("%d tools", ix.Len())
+	benchSearch(b, ix, mb)
+}
+
+// BenchmarkBuild indexes the 1,815-tool corpus.
+func BenchmarkBuild(b *testing.B) {
+	tools, servers, err := LoadCorpus(corpusDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		New(tools, servers)
+	}
+}
+
+// BenchmarkRender renders ten hits at each detail level.
+func BenchmarkRender(b *testing.B) {
+	ix := loadTestCorpus(b)
+	hits := ix.Search("create an issue", SearchOptions{})
+	for _, d := range []Detail{DetailName, DetailSummary, DetailFull} {
+		b.Run(string(d), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ix.Render("create an issue", hits, d, "lua")
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+// Package index is toolfold's tool catalog: every upstream tool under its
+// qualified name "server.tool" and its script path
+// "server_ident.tool_ident", ranked search over them (search_tools), and
+// the text search_tools returns. It is pure and in memory: New builds an
+// immutable Index from tools the proxy converted from MCP; the proxy
+// rebuilds it when tools change. LoadCorpus and Evaluate, which read files,
+// exist for tests, benchmarks and the CLI's evaluation.
+//
+// # Names
+//
+// Inside scripts a tool is tools.<server_ident>.<tool_ident>: ScriptIdent
+// turns characters other than [A-Za-z0-9_] into '_' and prefixes a leading
+// digit. When two names map to one identifier ("get-sum" and "get_sum"),
+// a name that already is its identifier keeps it and the others take _2,
+// _3, ... in sorted order. Resolve accepts either form; Suggest offers close
+// names for an unknown one.
+//
+// # Ranking
+//
+// Search scores every tool for a query in three parts, summed:
+//
+//  1. Field-weighted BM25 (BM25F). A tool is six fields with their own
+//     weights and length normalisation: its name (split at camelCase,
+//     snake_case, kebab-case and dots, plus its compound form), the
+//     description's first sentence, the rest of the description, parameter
+//     names, parameter descriptions and enum values, and the server's name
+//     and description. Words are lowercased, stopwords dropped, and stemmed
+//     (Porter). Camel-case runs are also indexed whole, so "GitHub" matches
+//     "github". Each query word or known phrase is a concept that matches
+//     through its best alternative: itself, its synonyms and abbreviations
+//     from a table of general tool vocabulary (synonyms.go, at a lower
+//     weight), and for a word the index does not know, vocabulary words one
+//     or two edits away (typos) or its parts ("readfile" → read file). All
+//     alternatives of a concept share one idf, so a synonym never outscores
+//     the word the query said; a phrase scores as the mean of its words.
+//     Literal values in a query (URLs, paths, file names, e-mail addresses,
+//     CSS selectors, quoted strings, numbers, and what follows "...:")
+//     weigh less, and their kind ("url", "path") counts as a hint. Words
+//     that no tool name or first sentence uses, the topic of a request
+//     rather than its action, weigh less too. The sum is divided by the
+//     score a perfect match would get, so it lies in [0, 1].
+//  2. Two shares in [0, 1], weighted: how much of the query (by idf) the
+//     tool's name, first sentence and server say, and how much of the
+//     tool's name (by idf, without words every tool of its server has, like
+//     "browser_") the query says. Tools whose names and summaries say what
+//     the query asks beat tools that mention it deep in a parameter.
+//  3. For a query that is one identifier-like chunk ("read_file",
+//     "fs.readFile"): sahilm/fuzzy over the qualified names, scaled to
+//     [0, 0.5] among the best 20 matches, and 1 for a tool the query names
+//     exactly (its name, qualified name or script path).
+//
+// On the corpus in testdata/search-corpus (1,815 real tools, 124 servers,
+// 195 labelled queries), TestSearchQuality prints recall, MRR and nDCG
+// overall and per tag and fails below the BM25-with-stemming baseline.
+//
+// # Detail levels
+//
+// Render writes hits at one of three levels; every byte goes into the
+// model's context:
+//
+//   - name: the qualified name, one line per hit.
+//   - summary: the call signature in the script language and the first
+//     sentence: tools.filesystem.read_text_file{path: string, head?: number}
+//     -- Read the complete contents of a file as text.
+//   - full: the whole description, every parameter (type, required or
+//     optional, enum values, default, range, description, nested
+//     properties), the declared result shape, the annotations, and an
+//     example call: local r = tools.filesystem.read_text_file{path = "README.md"}.
+//
+// Tools of an unavailable server are marked "(unavailable: reason)". When
+// nothing matches, Render says so and lists servers (those with matches
+// when a server filter excluded them) and close names. Lua is the one
+// script language today; a language is added by writing a syntax (see
+// syntax.go) and registering it in syntaxes.
+package index

@@ -1,0 +1,122 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const corpusDir = "testdata/search-corpus"
+
+func loadTestCorpus(tb testing.TB) *Index {
+	tb.Helper()
+	tools, servers, err := LoadCorpus(corpusDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return New(tools, servers)
+}
+
+func TestSearchQuality(t *testing.T) {
+	ix := loadTestCorpus(t)
+	qs, err := LoadQueries(filepath.Join(corpusDir, "queries-dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := Evaluate(ix, qs)
+	t.Logf("%d tools, %d queries\n%s", ix.Len(), len(ev.Results), ev.Table())
+	all, _ := ev.Subset("all")
+	if all.R5 < 81.0 || all.R1 < 61.5 {
+		t.Errorf("R@1 %.1f, R@5 %.1f: below the BM25-with-stemming floor (61.5, 81.0)", all.R1, all.R5)
+	}
+}
+
+func TestScoreQuery(t *testing.T) {
+	approx := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	multi := Query{Relevant: []string{"s/a", "s/b", "s/c"}, Need: [][]string{{"s/a"}, {"s/b", "s/c"}}}
+	m := scoreQuery(multi, []string{"s/x", "s/b", "s/y", "s/z", "s/w", "s/a"})
+	dcg := 1/math.Log2(3) + 1/math.Log2(7) // ranks 2 and 6
+	idcg := 1 + 1/math.Log2(3) + 1/math.Log2(4)
+	want := Metrics{N: 1, R1: 0, R5: 0.5, R10: 1, C10: 1, MRR: 0.5, NDCG10: dcg / idcg}
+	if !approx(m.R1, want.R1) || !approx(m.R5, want.R5) || !approx(m.R10, want.R10) || !approx(m.C10, want.C10) ||
+		!approx(m.MRR, want.MRR) || !approx(m.NDCG10, want.NDCG10) {
+		t.Errorf("multi-step: got %+v, want %+v", m, want)
+	}
+	single := Query{Relevant: []string{"s/a", "s/b"}}
+	if m := scoreQuery(single, []string{"s/b"}); m.R1 != 1 || m.MRR != 1 || !approx(m.NDCG10, 1/(1+1/math.Log2(3))) {
+		t.Errorf("single-step: %+v", m)
+	}
+	if m := scoreQuery(single, nil); m != (Metrics{N: 1}) {
+		t.Errorf("empty ranking: %+v", m)
+	}
+	long := make([]string, 150)
+	for i := range long {
+		long[i] = fmt.Sprintf("s/%d", i)
+	}
+	long[120] = "s/a"
+	if m := scoreQuery(single, long); m.MRR != 0 {
+		t.Errorf("a hit beyond rank 100 counts: %+v", m)
+	}
+}
+
+func TestEvaluateDrops(t *testing.T) {
+	ix := New([]Tool{{Server: "s", Name: "a", Description: "alpha tool"}}, nil)
+	ev := Evaluate(ix, []Query{
+		{ID: "1", Query: "alpha", Relevant: []string{"s/a", "gone/x"}, Tags: []string{"t"}},
+		{ID: "2", Query: "alpha", Relevant: []string{"gone/x"}},
+		{ID: "3", Query: "alpha", Relevant: []string{"s/a", "gone/x"}, Need: [][]string{{"s/a"}, {"gone/x"}}},
+	})
+	if ev.Dropped != 2 || len(ev.Results) != 1 {
+		t.Fatalf("dropped %d, kept %d; want 2, 1", ev.Dropped, len(ev.Results))
+	}
+	if got := ev.Results[0].Query.Relevant; !cmp.Equal(got, []string{"s/a"}) {
+		t.Errorf("labels not restricted to known tools: %q", got)
+	}
+	if all, ok := ev.Subset("all"); !ok || all.R1 != 100 {
+		t.Errorf("all = %+v", all)
+	}
+	if !strings.Contains(ev.Table(), "| all | 1 | 100.0 |") {
+		t.Errorf("table:\n%s", ev.Table())
+	}
+}
+
+func TestLoadCorpus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := LoadCorpus(dir); err == nil {
+		t.Error("an empty directory should be an error")
+	}
+	write("tools/b.json", `[{"name":"x","description":"X.","inputSchema":{"type":"object"},
+		"annotations":{"title":"Ex","readOnlyHint":true}}]`)
+	write("tools/a.json", `[{"name":"y","outputSchema":{"type":"object"}}]`)
+	for _, d := range []string{dir, filepath.Join(dir, "tools")} {
+		tools, servers, err := LoadCorpus(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tools) != 2 || tools[0].Server != "a" || tools[1].Title != "Ex" || !*tools[1].Annotations.ReadOnly ||
+			tools[0].OutputSchema == nil || len(servers) != 2 || !servers[0].Available {
+			t.Errorf("LoadCorpus(%s) = %+v, %+v", d, tools, servers)
+		}
+	}
+	write("tools/c.json", `{"not": "an array"}`)
+	if _, _, err := LoadCorpus(dir); err == nil || !strings.Contains(err.Error(), "c.json") {
+		t.Errorf("bad JSON: err = %v", err)
+	}
+	if _, err := LoadQueries(filepath.Join(dir, "missing.jsonl")); err == nil {
+		t.Error("LoadQueries of a missing file should fail")
+	}
+}
