@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// ChildArg, as os.Args[1], makes the toolfold binary run as a sandbox child.
+// cmd/toolfold's main calls `if sandbox.IsChild() { sandbox.ChildMain() }`
+// first thing; os.Args[2] names the language.
+const ChildArg = "__toolfold-sandbox-child"
+
+// IsChild reports whether this process was started as a sandbox child.
+func IsChild() bool { return len(os.Args) > 1 && os.Args[1] == ChildArg }
+
+// childRuntime runs one script inside the child and returns what the done
+// notification reports. It may write the script's output to os.Stdout and
+// talk to the parent through b.
+type childRuntime func(b *childBridge, code string, lim wireLimits) doneParams
+
+// childRuntimes are the languages a child can run, by os.Args[2]. Tests add
+// hostile ones.
+var childRuntimes = map[string]childRuntime{
+	"lua": runLua,
+}
+
+// ChildMain runs the sandbox child: it reads the run frame from the bridge,
+// runs the script and sends done. It never returns.
+func ChildMain() {
+	os.Exit(childMain())
+}
+
+func childMain() int {
+	debug.SetTraceback("none") // a fatal error's first line is what the parent reads
+	runtime.GOMAXPROCS(2)
+	go exitOnSIGXCPU()
+	if len(os.Args) < 3 || childRuntimes[os.Args[2]] == nil {
+		fmt.Fprintf(os.Stderr, "toolfold: %s: unknown sandbox language %q\n", ChildArg, os.Args[2:])
+		return 2
+	}
+	run := childRuntimes[os.Args[2]]
+	b, p, err := openChildBridge()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolfold: %s: %v (this mode is started by toolfold itself)\n", ChildArg, err)
+		return 2
+	}
+	guardMemory(p.Limits.MemoryBytes)
+	d := run(b, p.Code, p.Limits)
+	b.done(d)
+	return 0
+}
+
+// exitOnSIGXCPU turns the soft RLIMIT_CPU signal, which Go ignores by
+// default, into an immediate exit the parent recognizes.
+func exitOnSIGXCPU() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGXCPU)
+	<-c
+	os.Stderr.WriteString("toolfold sandbox: CPU time limit reached\n")
+	os.Exit(exitCPU)
+}
+
+// childBridge is the child's end of the bridge. Lua is single-threaded, so
+// requests are synchronous: send one, read frames until its response.
+type childBridge struct {
+	r      *frameReader
+	w      *frameWriter
+	max    int
+	nextID int64
+}
+
+// openChildBridge opens fds 3 and 4 and reads the run frame.
+func openChildBridge() (*childBridge, *runParams, error) {
+	for _, fd := range []int{childBridgeOutFD, childBridgeInFD} {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+			return nil, nil, fmt.Errorf("no bridge on fd %d", fd)
+		}
+	}
+	out := os.NewFile(childBridgeOutFD, "bridge-out")
+	in := os.NewFile(childBridgeInFD, "bridge-in")
+	// The parent checked the run frame against the frame cap, which the
+	// child learns from that frame.
+	fr := newFrameReader(in, 1<<30)
+	line, err := fr.next()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read run frame: %w", err)
+	}
+	var f frame
+	var p runParams
+	if err := json.Unmarshal(line, &f); err != nil || f.Method != methodRun {
+		return nil, nil, fmt.Errorf("first bridge frame is not a run frame")
+	}
+	if err := json.Unmarshal(f.Params, &p); err != nil {
+		return nil, nil, fmt.Errorf("decode run frame: %w", err)
+	}
+	fr.max = p.Limits.MaxFrameBytes
+	return &childBridge{r: fr, w: &frameWriter{w: out}, max: p.Limits.MaxFrameBytes}, &p, nil
+}
+
+// bridgeError is an error response from the parent: the script sees Msg.
+type bridgeError struct{ Msg string }
+
+func (e *bridgeError) Error() string { return e.Msg }
+
+// request sends one request and returns its result. A *bridgeError is for
+// the script; any other error means the parent is gone or broke protocol,
+// and the child exits.
+func (b *childBridge) request(method string, params any, what string) (json.RawMessage, error) {
+	b.nextID++
+	id := b.nextID
+	data, err := marshal(&frame{ID: id, Method: method, Params: mustJSON(params)})
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > b.max {
+		return nil, &bridgeError{Msg: fmt.Sprintf(
+			"%s of %d bytes exceed the %s frame limit; pass less data per call or raise %s",
+			what, len(data), fmtBytes(int64(b.max)), hintFrame)}
+	}
+	if err := b.w.writeRaw(data); err != nil {
+		b.fatal(err)
+	}
+	for {
+		line, err := b.r.next()
+		if err != nil {
+			b.fatal(err)
+		}
+		var resp frame
+		if err := json.Unmarshal(line, &resp); err != nil {
+			b.fatal(fmt.Errorf("malformed response: %w", err))
+		}
+		if resp.ID != id {
+			continue // not ours: a single-threaded runtime has one request in flight
+		}
+		if resp.Error != nil {
+			return nil, &bridgeError{Msg: resp.Error.Message}
+		}
+		return resp.Result, nil
+	}
+}
+
+// done sends the done notification. A value too big for a frame becomes an
+// error the script's author can act on.
+func (b *childBridge) done(d doneParams) {
+	if d.Error != nil && len(d.Error.Msg) > 4<<10 {
+		d.Error.Msg = string(trimPartialRune([]byte(d.Error.Msg[:4<<10]))) + "…"
+	}
+	data := mustJSON(&frame{Method: methodDone, Params: mustJSON(d)})
+	if len(data) > b.max {
+		data = mustJSON(&frame{Method: methodDone, Params: mustJSON(doneParams{Error: &wireError{Kind: "limit", Msg: fmt.Sprintf(
+			"the return value of %d bytes exceeds the %s frame limit; return less (print it, or summarize) or raise %s",
+			len(d.Value), fmtBytes(int64(b.max)), hintFrame)}})})
+	}
+	if err := b.w.writeRaw(data); err != nil {
+		b.fatal(err)
+	}
+}
+
+// fatal ends a child whose bridge broke: the parent is gone or killing it.
+func (b *childBridge) fatal(err error) {
+	fmt.Fprintf(os.Stderr, "toolfold sandbox: bridge: %v\n", err)
+	os.Exit(3)
+}

@@ -1,0 +1,92 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// exitCPU is the child's exit status when it received SIGXCPU (the soft
+// RLIMIT_CPU): Go ignores that signal by default, so the child turns it into
+// an exit instead of waiting for the hard limit's SIGKILL.
+const exitCPU = 152
+
+// Markers of memory exhaustion on a child's stderr: the Go runtime's fatal
+// errors, an interpreter's MemoryError or a C allocator's ENOMEM text.
+var memoryMarkers = []string{
+	"fatal error: runtime: out of memory",
+	"fatal error: out of memory",
+	"cannot allocate memory",
+	"not enough memory",
+	"MemoryError",
+	"JavaScript heap out of memory",
+	"pthread_create failed",              // cgo builds: a thread stack over RLIMIT_DATA
+	"ThreadSanitizer failed to allocate", // race-detector builds (tests)
+	memoryMarker,                         // the child's guard, when a crash won the race to exit
+}
+
+// classifyExit explains a child that ended without sending done and without
+// being killed by the parent.
+func classifyExit(state *os.ProcessState, stderr string, lim Limits) *ScriptError {
+	status, _ := state.Sys().(syscall.WaitStatus)
+	cpu := state.UserTime() + state.SystemTime()
+	limit := time.Duration(lim.cpuSeconds()) * time.Second
+	switch {
+	case state.ExitCode() == exitMemory, containsAny(stderr, memoryMarkers), crashedNearMemoryLimit(state, stderr, lim):
+		return &ScriptError{Kind: "memory", Msg: fmt.Sprintf(
+			"ran out of memory (limit %s); process the data in smaller pieces or raise %s",
+			fmtBytes(lim.MemoryBytes), hintMemory)}
+	case state.ExitCode() == exitCPU,
+		status.Signaled() && status.Signal() == syscall.SIGXCPU,
+		status.Signaled() && status.Signal() == syscall.SIGKILL && cpu >= limit-50*time.Millisecond:
+		return &ScriptError{Kind: "cpu", Msg: fmt.Sprintf(
+			"used more than %s of CPU time; make the script do less per run or raise %s", limit, hintCPU)}
+	case strings.Contains(stderr, "stack exceeds") && strings.Contains(stderr, "limit"):
+		return &ScriptError{Kind: "runtime", Msg: "stack overflow (recursion too deep)"}
+	case strings.Contains(stderr, "failed to create new OS thread"):
+		return &ScriptError{Kind: "limit", Msg: "the sandbox could not start a thread (process limit reached)"}
+	}
+	msg := "the sandbox process ended unexpectedly (" + state.String() + ")"
+	if line := firstLine(stderr); line != "" {
+		msg += ": " + line
+	}
+	return &ScriptError{Kind: "killed", Msg: msg}
+}
+
+// crashedNearMemoryLimit recognizes the other way a Go child dies of memory:
+// when a small allocation inside the runtime fails first (the collector's
+// metadata, say), the runtime faults instead of reporting it. A Go runtime
+// crash of a child that had touched a quarter of its limit is taken for one.
+func crashedNearMemoryLimit(state *os.ProcessState, stderr string, lim Limits) bool {
+	ru, ok := state.SysUsage().(*syscall.Rusage)
+	if !ok || state.ExitCode() != 2 {
+		return false
+	}
+	crash := strings.HasPrefix(stderr, "fatal error: ") || strings.HasPrefix(stderr, "SIGSEGV") ||
+		strings.HasPrefix(stderr, "unexpected fault address") || strings.HasPrefix(stderr, "runtime: ")
+	return crash && ru.Maxrss<<10 >= lim.MemoryBytes/4 // Maxrss is in KiB
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first non-empty line of s, at most 300 bytes.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 300 {
+				line = string(trimPartialRune([]byte(line[:300]))) + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}

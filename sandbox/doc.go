@@ -1,0 +1,106 @@
+// Package sandbox runs the scripts a model writes for run_script, each in a
+// fresh child process, and carries the script's tool calls back to the proxy.
+//
+// # The run shape
+//
+// Every language runs the same way; only the child's interpreter differs.
+//
+//	proxy (parent)                                  child: toolfold __toolfold-sandbox-child lua
+//	──────────────                                  ──────────────────────────────────────────────
+//	Runner.Run(ctx, req, host)
+//	  start the child ─────────── exec ──────────▶  empty environment (LANG, PATH only)
+//	                                                stdin /dev/null, own process group,
+//	                                                SIGKILL when the proxy dies, cwd = workdir
+//	  prlimit: CPU, DATA, NOFILE, FSIZE, CORE (+NPROC as root)
+//	  run frame (code, limits) ─── fd 4 ─────────▶  fresh interpreter, safe libraries only
+//	                           ◀── fd 3 ──────────  {"id":1,"method":"call",...}
+//	  host.Call / host.Search (≤ MaxConcurrency)
+//	  {"id":1,"result":...} ────── fd 4 ─────────▶  the call returns in the script
+//	                           ◀── stdout ────────  print: the script's output, never parsed
+//	                           ◀── stderr ────────  kept (head and tail) to explain a crash
+//	                           ◀── fd 3 ──────────  {"method":"done","params":{"value":...}}
+//	  wait for exit (or kill the group: timeout, ctx, a limit), reap, remove workdir
+//
+// The binary re-executes itself (os.Executable), so Lua needs nothing
+// installed; cmd/toolfold's main must begin with
+//
+//	if sandbox.IsChild() { sandbox.ChildMain() }
+//
+// Untrusted code never runs inside the proxy: gopher-lua's string.rep,
+// table.concat and ".." reach a Go out-of-memory that no recover catches, and
+// pattern matching ignores context cancellation. In a child both only end
+// that child.
+//
+// # Inside a Lua script
+//
+// Base (without load, loadstring, loadfile, dofile, require, module,
+// collectgarbage, getfenv, setfenv, newproxy), string (without dump), table
+// and math; no io, os, debug, package or coroutine. Added:
+//
+//	tools.<server>.<tool>{key = value}   a tool call; any name resolves when called
+//	call("server.tool", {key = value})   the same with the name as a string
+//	search_tools(query [, detail [, limit]])  the search_tools text
+//	json.encode(v), json.decode(s), json.null
+//	print(...)                           tab-separated, to the output
+//
+// A failed call raises a Lua error whose value is the message alone, so
+// pcall(tools.fs.read_file, {path = "x"}) returns false and the upstream's
+// text. The script's first return value becomes Result.Value (JSON).
+// Results arrive as decoded JSON: objects are tables, arrays sequences, null
+// is json.null (nil at the top level). Going back, a table with keys exactly
+// 1..n is an array and any other table, the empty one too, an object.
+//
+// # The bridge
+//
+// Two pipes on fds 3 (child → parent) and 4 (parent → child), one JSON
+// object per line, each at most Limits.MaxFrameBytes:
+//
+//	parent → child  {"method":"run","params":{"code":"...","limits":{...}}}    first, once
+//	child → parent  {"id":1,"method":"call","params":{"name":"fs.read_file","args":{...}}}
+//	child → parent  {"id":2,"method":"search","params":{"query":"...","detail":"full","limit":5}}
+//	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}
+//	child → parent  {"method":"done","params":{"value":<json>,"error":{"kind":"runtime","line":3,"msg":"..."}}}
+//
+// Requests may be in flight concurrently (a Python or JavaScript prelude
+// sends several); ids are positive and unique while in flight. The child is
+// untrusted: an oversized, malformed or unknown frame kills it, and a
+// result too large for a frame is replaced by an error the script sees.
+//
+// # Limits
+//
+// All enforced from the parent (see Limits): the wall timeout kills the
+// process group; RLIMIT_CPU ends a spinning child; RLIMIT_DATA bounds its
+// memory, with a guard in the child that exits just below it so the model
+// reads "ran out of memory" rather than a crash; output past OutputBytes is
+// counted and cut with a notice, and output that keeps flowing past 16×
+// (at least 1 MiB) kills the child; MaxToolCalls and MaxFrameBytes answer
+// the script with catchable errors. The messages name the config key to
+// raise (sandbox.timeout, sandbox.memory, ...).
+//
+// # Threat model
+//
+// The script is hostile. This package, today, promises: the proxy survives
+// anything the script does (memory, CPU, output, recursion, bridge abuse);
+// the script never sees the proxy's environment (upstream API keys); nothing
+// of a run outlives Run (process group killed and reaped on every path, and
+// SIGKILL to the child if the proxy itself dies); tool calls are counted and
+// bounded. A Lua script has no file, process or network API at all, which
+// is the isolation for now.
+//
+// Not yet (the process-sandbox issue): the child runs as the proxy's user
+// and could, were the interpreter escaped, reach the network and the user's
+// files. RLIMIT_NPROC counts every process of the uid, so it is only set as
+// root (where the kernel ignores it) until the child has a uid of its own.
+//
+// # Later layers
+//
+// ChildMain becomes a small init, PID 1 of new user, mount, pid, net, ipc,
+// uts and cgroup namespaces: it builds a tmpfs root with read-only runtime
+// binds and a bounded /workspace, drops capabilities, sets no_new_privs,
+// applies Landlock rules and a seccomp filter, joins a memory/pids cgroup,
+// then runs Lua in process or execs python3 -I / node with a prelude that
+// speaks the same bridge on the same fds. The parent side (procRunner,
+// bridgeServer, the limits and the exit classification) stays as it is; a
+// language is a childRuntime on the child side and a Runner on the parent
+// side.
+package sandbox

@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// minMemoryBytes is the smallest MemoryBytes a run gets: below it the
+// collector and the memory guard have no room to work in.
+const minMemoryBytes = 32 << 20
+
+// startupAllowance is added to MemoryBytes in the RLIMIT_DATA the parent
+// sets. RLIMIT_DATA counts every private writable mapping, touched or not,
+// and the child (the whole toolfold binary) starts with many: about 75 MiB
+// in a pure-Go build (the Go heap arena index, 32 MiB; crypto's DRBG buffer
+// in .bss, 32 MiB; .data), plus 8 MiB per thread stack in a cgo build
+// (about 140 MiB in all). None of it is the script's, and it depends on how
+// the binary was built, so the child measures its own start-up size and
+// lowers its RLIMIT_DATA to that plus MemoryBytes before running the script
+// (see guardMemory). The parent's value is the backstop.
+const startupAllowance = 256 << 20
+
+// The config keys that raise each limit, named in the messages the model
+// reads so it (or its user) knows what to change.
+const (
+	hintTimeout   = "sandbox.timeout"
+	hintCPU       = "sandbox.cpu_time"
+	hintMemory    = "sandbox.memory"
+	hintOutput    = "sandbox.output"
+	hintToolCalls = "sandbox.max_tool_calls"
+	hintFrame     = "sandbox.max_frame"
+)
+
+// withDefaults returns l with every zero (or negative) field taken from
+// DefaultLimits and MemoryBytes raised to the minimum the child needs.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	pick := func(v, def int64) int64 {
+		if v <= 0 {
+			return def
+		}
+		return v
+	}
+	l.Timeout = time.Duration(pick(int64(l.Timeout), int64(d.Timeout)))
+	l.CPUTime = time.Duration(pick(int64(l.CPUTime), int64(d.CPUTime)))
+	l.MemoryBytes = max(pick(l.MemoryBytes, d.MemoryBytes), minMemoryBytes)
+	l.OutputBytes = pick(l.OutputBytes, d.OutputBytes)
+	l.MaxToolCalls = int(pick(int64(l.MaxToolCalls), int64(d.MaxToolCalls)))
+	l.MaxConcurrency = int(pick(int64(l.MaxConcurrency), int64(d.MaxConcurrency)))
+	l.MaxFrameBytes = int(pick(int64(l.MaxFrameBytes), int64(d.MaxFrameBytes)))
+	l.OpenFiles = int(pick(int64(l.OpenFiles), int64(d.OpenFiles)))
+	l.FileBytes = pick(l.FileBytes, d.FileBytes)
+	l.Processes = int(pick(int64(l.Processes), int64(d.Processes)))
+	return l
+}
+
+// cpuSeconds is RLIMIT_CPU's soft limit: CPUTime rounded up to seconds.
+func (l Limits) cpuSeconds() uint64 {
+	return uint64((l.CPUTime + time.Second - 1) / time.Second)
+}
+
+// dataLimit is the RLIMIT_DATA the parent gives the child: MemoryBytes for
+// the script, the start-up allowance, and in race-detector builds (test
+// binaries) room for the race runtime's shadow memory.
+func (l Limits) dataLimit() uint64 {
+	return uint64(l.MemoryBytes + startupAllowance + raceOverhead)
+}
+
+// applyRlimits sets the child's resource limits from the parent, after Start
+// and before the child is sent any code.
+//
+// RLIMIT_NPROC counts every thread of the child's real uid, not the child's
+// own: for a proxy running as a desktop user (hundreds of threads already),
+// any small value would stop the child's Go runtime from starting a thread.
+// It is therefore set only when the child runs as root, where the kernel
+// exempts it anyway; it becomes a real bound once the child runs under a uid
+// of its own inside a user namespace. A Lua script cannot create processes.
+func applyRlimits(pid int, l Limits) error {
+	cpu := l.cpuSeconds()
+	set := []rlimit{
+		{"RLIMIT_CPU", unix.RLIMIT_CPU, cpu, cpu + 1},
+		{"RLIMIT_DATA", unix.RLIMIT_DATA, l.dataLimit(), l.dataLimit()},
+		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)},
+		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, uint64(l.FileBytes), uint64(l.FileBytes)},
+		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0, 0},
+	}
+	if os.Geteuid() == 0 {
+		set = append(set, rlimit{"RLIMIT_NPROC", unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
+	}
+	for _, s := range set {
+		rl := unix.Rlimit{Cur: s.cur, Max: s.max}
+		if err := unix.Prlimit(pid, s.res, &rl, nil); err != nil {
+			return fmt.Errorf("sandbox: set %s of child %d: %w", s.name, pid, err)
+		}
+	}
+	return nil
+}
+
+type rlimit struct {
+	name     string
+	res      int
+	cur, max uint64
+}
+
+// fmtBytes renders a size for a message: "64 KiB", "16 MiB", "1234 bytes".
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

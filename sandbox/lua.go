@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+)
+
+// LuaOptions configure NewLua. The zero value is ready to use.
+type LuaOptions struct {
+	// Exe is the binary re-executed as the child; it must call ChildMain
+	// when IsChild. Empty means os.Executable(); a relative path is made
+	// absolute now.
+	Exe string
+	// Logger receives debug lines per run and warnings for host errors and
+	// protocol violations; nil discards them.
+	Logger *slog.Logger
+}
+
+// Lua runs Lua scripts (gopher-lua) in a re-executed child of the proxy.
+type Lua struct {
+	proc *procRunner
+}
+
+var _ Runner = (*Lua)(nil)
+
+// NewLua returns the Lua runner. opts may be nil.
+func NewLua(opts *LuaOptions) *Lua {
+	if opts == nil {
+		opts = &LuaOptions{}
+	}
+	p := &procRunner{exe: opts.Exe, language: "lua", log: opts.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.exe == "" {
+		p.exe, p.exeErr = os.Executable()
+	} else if !filepath.IsAbs(p.exe) {
+		p.exe, p.exeErr = filepath.Abs(p.exe) // the child starts in another directory
+	}
+	if p.exeErr != nil {
+		p.exeErr = fmt.Errorf("sandbox: find the toolfold binary to re-execute: %w", p.exeErr)
+	}
+	return &Lua{proc: p}
+}
+
+// Language returns "lua".
+func (*Lua) Language() string { return "lua" }
+
+// Run runs req.Code in a fresh child. See Runner.
+func (l *Lua) Run(ctx context.Context, req Request, host Host) (*Result, error) {
+	if req.Language != "" && req.Language != "lua" {
+		return nil, fmt.Errorf("sandbox: the lua runner cannot run %q", req.Language)
+	}
+	return l.proc.run(ctx, req, host)
+}

@@ -1,0 +1,282 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// childEnv is the whole environment of a child: nothing of the proxy's own
+// (it holds upstream API keys).
+var childEnv = append([]string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin"}, raceEnv...)
+
+// procRunner runs one language in a re-executed child: exe ChildArg language.
+// It is the parent half shared by every language; the child half is
+// ChildMain plus the language's childRuntime.
+type procRunner struct {
+	exe      string
+	exeErr   error // from os.Executable, reported by run
+	language string
+	log      *slog.Logger
+	// onStart, when set (tests), is called with the child's pid after its
+	// rlimits are applied and before it is sent the code.
+	onStart func(pid int)
+}
+
+// run is Runner.Run for every process-based language.
+func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, error) {
+	if p.exeErr != nil {
+		return nil, p.exeErr
+	}
+	if err := ctx.Err(); err != nil {
+		return &Result{Err: &ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()}}, nil
+	}
+	lim := req.Limits.withDefaults()
+	first, err := marshal(&frame{Method: methodRun, Params: mustJSON(runParams{Code: req.Code, Limits: toWire(lim)})})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode run frame: %w", err)
+	}
+	if len(first) > lim.MaxFrameBytes {
+		return &Result{Err: &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"the script is %d bytes, over the %s frame limit; send a shorter script or raise %s",
+			len(req.Code), fmtBytes(int64(lim.MaxFrameBytes)), hintFrame)}}, nil
+	}
+	dir, cleanup, err := workdir(req.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	c, err := p.start(dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	return c.supervise(ctx, first, host), nil
+}
+
+// workdir returns the run's working directory and a cleanup function.
+func workdir(dir string) (string, func(), error) {
+	if dir != "" {
+		return dir, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "toolfold-run-")
+	if err != nil {
+		return "", nil, fmt.Errorf("sandbox: create run directory: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// child is one started child process and the parent's ends of its pipes.
+type child struct {
+	p       *procRunner
+	lim     Limits
+	cmd     *exec.Cmd
+	pid     int
+	start   time.Time
+	stdout  *os.File // parent's read ends
+	stderr  *os.File
+	bridgeR *os.File // child → parent
+	bridgeW *os.File // parent → child
+	exited  chan struct{}
+
+	mu     sync.Mutex
+	cause  *ScriptError // why the parent killed the child; first one wins
+	reaped bool         // the group may no longer be signalled
+}
+
+// start spawns the child with its pipes, applies the rlimits and starts
+// watching for its exit. On error nothing is left running.
+func (p *procRunner) start(dir string, lim Limits) (*child, error) {
+	var files []*os.File // every end, closed on failure
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	outR, outW, err1 := pipe()
+	errR, errW, err2 := pipe()
+	brR, brChildW, err3 := pipe() // child → parent
+	brChildR, brW, err4 := pipe() // parent → child
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:       p.exe,
+		Args:       []string{p.exe, ChildArg, p.language},
+		Env:        childEnv,
+		Dir:        dir,
+		Stdout:     outW,
+		Stderr:     errW,
+		ExtraFiles: []*os.File{brChildW, brChildR}, // fds 3 and 4
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true,            // one group to kill
+			Pdeathsig: syscall.SIGKILL, // the proxy dies, the child dies
+		},
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("sandbox: start %s child: %w", p.language, err)
+	}
+	outW.Close()
+	errW.Close()
+	brChildW.Close()
+	brChildR.Close()
+	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(),
+		stdout: outR, stderr: errR, bridgeR: brR, bridgeW: brW, exited: make(chan struct{})}
+	go c.watchExit()
+	if err := applyRlimits(c.pid, lim); err != nil {
+		c.killAndReap()
+		c.closePipes()
+		return nil, err
+	}
+	if p.onStart != nil {
+		p.onStart(c.pid)
+	}
+	return c, nil
+}
+
+// watchExit closes c.exited when the child has exited, without reaping it:
+// until it is reaped its pid, and so its process group id, cannot be reused,
+// which keeps kill(-pid) safe.
+func (c *child) watchExit() {
+	defer close(c.exited)
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// kill records why the child is being stopped (the first reason wins) and
+// kills its process group.
+func (c *child) kill(cause *ScriptError) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cause == nil {
+		c.cause = cause
+	}
+	if !c.reaped {
+		unix.Kill(-c.pid, unix.SIGKILL)
+	}
+}
+
+// killCause returns the reason recorded by kill, or nil.
+func (c *child) killCause() *ScriptError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+// killAndReap kills whatever is left of the process group, then reaps the
+// child. Every exit path of a run goes through it.
+func (c *child) killAndReap() *os.ProcessState {
+	c.mu.Lock()
+	if !c.reaped {
+		unix.Kill(-c.pid, unix.SIGKILL)
+		c.reaped = true
+	}
+	c.mu.Unlock()
+	<-c.exited
+	c.cmd.Wait() // the error is in ProcessState
+	return c.cmd.ProcessState
+}
+
+func (c *child) closePipes() {
+	c.stdout.Close()
+	c.stderr.Close()
+	c.bridgeR.Close()
+	c.bridgeW.Close()
+}
+
+// supervise sends the run frame, serves the bridge, collects the output and
+// waits for the child to end: by itself, by the timeout, by ctx, or killed
+// for breaking a limit. The child is reaped before it returns.
+func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := newOutputBuffer(c.lim.OutputBytes)
+	errTail := newStderrBuffer(8 << 10)
+	b := newBridgeServer(c, host)
+	var readers sync.WaitGroup
+	readers.Go(func() { c.readStdout(out) })
+	readers.Go(func() { errTail.readFrom(c.stderr) })
+	readers.Go(func() { b.serve(runCtx, first) })
+
+	timer := time.NewTimer(c.lim.Timeout)
+	defer timer.Stop()
+	select {
+	case <-c.exited:
+	case <-timer.C:
+		c.kill(&ScriptError{Kind: "timeout", Msg: fmt.Sprintf(
+			"timed out after %s; make the script do less per run or raise %s", c.lim.Timeout, hintTimeout)})
+	case <-ctx.Done():
+		c.kill(&ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()})
+	}
+	state := c.killAndReap()
+	dur := time.Since(c.start)
+	cancel() // in-flight host calls end
+	c.drain(&readers)
+	b.wait()
+
+	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
+	res.Value, res.Err = c.outcome(b.done, state, errTail)
+	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "duration", dur,
+		"tool_calls", res.ToolCalls, "error", res.Err, "exit", state.String())
+	if s := errTail.String(); s != "" {
+		c.p.log.Debug("child stderr", "pid", c.pid, "stderr", s)
+	}
+	return res
+}
+
+// drain waits for the pipe readers to reach EOF. Once the process group is
+// dead every write end is closed; the deadline only guards against a writer
+// that escaped the group (impossible for Lua; namespaces close it later).
+func (c *child) drain(readers *sync.WaitGroup) {
+	deadline := time.Now().Add(2 * time.Second)
+	for _, f := range []*os.File{c.stdout, c.stderr, c.bridgeR} {
+		f.SetReadDeadline(deadline)
+	}
+	c.bridgeW.Close() // unblocks a response writer stuck on a full pipe
+	readers.Wait()
+	c.closePipes()
+}
+
+// outcome turns how the child ended into the script's value and error.
+func (c *child) outcome(done *doneParams, state *os.ProcessState, stderr *stderrBuffer) (json.RawMessage, *ScriptError) {
+	if cause := c.killCause(); cause != nil {
+		return nil, cause
+	}
+	if done != nil {
+		if done.Error != nil {
+			return nil, &ScriptError{Kind: done.Error.Kind, Line: done.Error.Line, Msg: done.Error.Msg}
+		}
+		return done.Value, nil
+	}
+	return nil, classifyExit(state, stderr.String(), c.lim)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err) // only called with plain structs
+	}
+	return b
+}

@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Runner runs one script. Implementations: the Lua runner (a re-executed
+// child of the proxy binary); Python and JavaScript come later and must fit
+// the same shape.
+type Runner interface {
+	// Language is the run_script language name this runner serves ("lua").
+	Language() string
+	// Run executes req.Code under req.Limits. Tool calls and searches made
+	// by the script go to host. A script failure (syntax, runtime, timeout,
+	// limit) is reported in Result.Err, not as the returned error; the
+	// returned error is for failures of the runner itself (cannot start the
+	// child, say).
+	Run(ctx context.Context, req Request, host Host) (*Result, error)
+}
+
+// Host is what a script can reach: implemented by the proxy.
+type Host interface {
+	// Call invokes a tool by the name the script used: a qualified name
+	// "server.tool" or the identifier path "server_ident.tool_ident".
+	// args is a JSON object (or null). It returns the value the script
+	// sees (JSON). A *ToolError return is raised in the script as a
+	// catchable error carrying its message.
+	Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+	// Search runs search_tools on behalf of the script and returns the
+	// rendered text the tool would return.
+	Search(ctx context.Context, query string, detail string, limit int) (string, error)
+}
+
+// ToolError is a failure the script may catch: the upstream said isError,
+// the tool is unknown, a limit on calls was hit, the upstream is down.
+type ToolError struct {
+	Tool string // name as the script wrote it
+	Msg  string // the message the script sees
+}
+
+func (e *ToolError) Error() string { return e.Msg }
+
+// Request is one run.
+type Request struct {
+	Code     string
+	Language string
+	Limits   Limits
+	// Workdir is the directory the child runs in; empty means a fresh
+	// temporary directory removed after the run.
+	Workdir string
+}
+
+// Limits bound one run. Zero values mean the defaults in DefaultLimits.
+type Limits struct {
+	Timeout        time.Duration // wall clock; the child is killed past it
+	CPUTime        time.Duration // RLIMIT_CPU (rounded up to seconds)
+	MemoryBytes    int64         // RLIMIT_DATA of the child, and Go's soft memory limit inside it
+	OutputBytes    int64         // printed output kept; the rest is cut with a notice
+	MaxToolCalls   int           // tool calls per run
+	MaxConcurrency int           // tool calls in flight at once
+	MaxFrameBytes  int           // one bridge frame, either direction
+	OpenFiles      int           // RLIMIT_NOFILE
+	FileBytes      int64         // RLIMIT_FSIZE
+	Processes      int           // RLIMIT_NPROC (per uid; best effort as root)
+}
+
+// DefaultLimits are used for every zero field of Limits.
+var DefaultLimits = Limits{
+	Timeout:        30 * time.Second,
+	CPUTime:        30 * time.Second,
+	MemoryBytes:    512 << 20,
+	OutputBytes:    64 << 10,
+	MaxToolCalls:   200,
+	MaxConcurrency: 8,
+	MaxFrameBytes:  16 << 20,
+	OpenFiles:      64,
+	FileBytes:      64 << 20,
+	Processes:      64,
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Output      string          // what the script printed, capped, with a truncation notice when cut
+	Value       json.RawMessage // the script's return value as JSON; nil when it returned nothing
+	Err         *ScriptError    // nil when the script succeeded
+	ToolCalls   int             // tool calls made (successful or not)
+	ResultBytes int64           // bytes of tool results delivered into the script
+	Duration    time.Duration
+}
+
+// ScriptError is a script failure the model can act on.
+type ScriptError struct {
+	Kind string // "syntax", "runtime", "timeout", "memory", "cpu", "output", "limit", "killed"
+	Line int    // 0 when unknown
+	Msg  string
+}
+
+// Error renders "script:LINE: message" (or "script: message" with no line).
+func (e *ScriptError) Error() string {
+	if e.Line > 0 {
+		return "script:" + itoa(e.Line) + ": " + e.Msg
+	}
+	return "script: " + e.Msg
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,239 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// bridgeServer is the parent's end of the bridge: it sends the run frame,
+// serves the child's requests concurrently (at most MaxConcurrency in
+// flight) and records the done notification. The child is untrusted: a
+// malformed, oversized or unknown frame kills it.
+type bridgeServer struct {
+	c    *child
+	host Host
+	w    *frameWriter
+	sem  chan struct{}
+	wg   sync.WaitGroup // response writers and the run frame writer
+
+	admitted    int                // requests passed to the host; serve goroutine only
+	inflight    map[int64]struct{} // ids awaiting a response
+	inflightMu  sync.Mutex
+	calls       atomic.Int64
+	resultBytes atomic.Int64
+	done        *doneParams // set by serve; read after it returns
+}
+
+func newBridgeServer(c *child, host Host) *bridgeServer {
+	return &bridgeServer{
+		c:        c,
+		host:     host,
+		w:        &frameWriter{w: c.bridgeW},
+		sem:      make(chan struct{}, c.lim.MaxConcurrency),
+		inflight: make(map[int64]struct{}),
+	}
+}
+
+// serve sends first, then reads the child's frames until EOF.
+func (b *bridgeServer) serve(ctx context.Context, first []byte) {
+	b.wg.Go(func() { b.w.writeRaw(first) }) // may block until the child reads it
+	fr := newFrameReader(b.c.bridgeR, b.c.lim.MaxFrameBytes)
+	for {
+		line, err := fr.next()
+		switch {
+		case err == nil:
+		case errors.Is(err, errFrameTooLarge):
+			b.c.kill(&ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+				"the script sent a bridge frame over the %s frame limit; pass less data per tool call or raise %s",
+				fmtBytes(int64(b.c.lim.MaxFrameBytes)), hintFrame)})
+			return
+		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, os.ErrClosed):
+			return // the child died or is being reaped: its exit says why
+		default:
+			b.protocolError("reading the bridge: %v", err)
+			return
+		}
+		if b.done != nil {
+			continue // nothing counts after done
+		}
+		if !b.handle(ctx, line) {
+			return
+		}
+	}
+}
+
+// handle dispatches one frame; false means the child was killed.
+func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
+	var f frame
+	if err := json.Unmarshal(line, &f); err != nil {
+		b.protocolError("malformed bridge frame: %v", err)
+		return false
+	}
+	switch f.Method {
+	case methodCall, methodSearch:
+		return b.request(ctx, &f)
+	case methodDone:
+		var d doneParams
+		if err := json.Unmarshal(f.Params, &d); err != nil {
+			b.protocolError("malformed done frame: %v", err)
+			return false
+		}
+		if d.Error != nil && !knownKinds[d.Error.Kind] {
+			d.Error.Kind = "runtime"
+		}
+		b.done = &d
+		return true
+	case "":
+		b.protocolError("bridge frame without a method")
+	default:
+		b.protocolError("unknown bridge method %q", f.Method)
+	}
+	return false
+}
+
+var knownKinds = map[string]bool{"syntax": true, "runtime": true, "timeout": true, "memory": true,
+	"cpu": true, "output": true, "limit": true, "killed": true}
+
+// request admits one call or search: it checks the id and the call limit,
+// waits for a concurrency slot and answers in its own goroutine.
+func (b *bridgeServer) request(ctx context.Context, f *frame) bool {
+	if f.ID <= 0 {
+		b.protocolError("%s request without a positive id", f.Method)
+		return false
+	}
+	b.inflightMu.Lock()
+	_, dup := b.inflight[f.ID]
+	b.inflight[f.ID] = struct{}{}
+	b.inflightMu.Unlock()
+	if dup {
+		b.protocolError("request id %d reused while in flight", f.ID)
+		return false
+	}
+	if b.admitted >= b.c.lim.MaxToolCalls {
+		b.wg.Go(func() {
+			b.reply(f.ID, nil, fmt.Sprintf("tool call limit of %d per run reached; do more per call or raise %s",
+				b.c.lim.MaxToolCalls, hintToolCalls))
+		})
+		return true
+	}
+	b.admitted++
+	b.calls.Store(int64(b.admitted))
+	select {
+	case b.sem <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	b.wg.Go(func() {
+		defer func() { <-b.sem }()
+		result, msg := b.dispatch(ctx, f)
+		b.reply(f.ID, result, msg)
+	})
+	return true
+}
+
+// dispatch runs one request against the host. It returns the result, or the
+// error message the script sees. A panicking host is the proxy's bug: it is
+// logged and the script gets an error, so the proxy keeps serving.
+func (b *bridgeServer) dispatch(ctx context.Context, f *frame) (result json.RawMessage, msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.c.p.log.Error("host panicked during a script's request", "method", f.Method, "panic", r,
+				"stack", string(debug.Stack()))
+			result, msg = nil, f.Method+": internal error in the proxy (details are in its log)"
+		}
+	}()
+	switch f.Method {
+	case methodCall:
+		var p callParams
+		if err := json.Unmarshal(f.Params, &p); err != nil || p.Name == "" {
+			return nil, "call: expected params {name, args}"
+		}
+		args := bytes.TrimSpace(p.Args)
+		if len(args) == 0 {
+			args = json.RawMessage("null")
+		}
+		if args[0] != '{' && string(args) != "null" {
+			return nil, p.Name + ": arguments must be an object with named fields"
+		}
+		res, err := b.host.Call(ctx, p.Name, args)
+		if err != nil {
+			return nil, b.errorText(ctx, p.Name, err)
+		}
+		return res, ""
+	default: // methodSearch
+		var p searchParams
+		if err := json.Unmarshal(f.Params, &p); err != nil {
+			return nil, "search_tools: expected params {query, detail, limit}"
+		}
+		text, err := b.host.Search(ctx, p.Query, p.Detail, p.Limit)
+		if err != nil {
+			return nil, b.errorText(ctx, "search_tools", err)
+		}
+		return mustJSON(text), ""
+	}
+}
+
+// errorText is what the script sees for a host error: a ToolError's message,
+// and nothing of any other error (it may carry internals); those are logged.
+func (b *bridgeServer) errorText(ctx context.Context, name string, err error) string {
+	if te, ok := errors.AsType[*ToolError](err); ok {
+		if te.Msg == "" {
+			return name + ": the tool failed without a message"
+		}
+		return te.Msg
+	}
+	if ctx.Err() != nil {
+		return name + ": run cancelled"
+	}
+	b.c.p.log.Warn("host error during a script's tool call", "tool", name, "err", err)
+	return name + ": internal error in the proxy (details are in its log)"
+}
+
+// reply sends a response: the result, or msg when it is not empty. A result
+// too big for a frame is replaced by an error the script can act on.
+func (b *bridgeServer) reply(id int64, result json.RawMessage, msg string) {
+	defer func() {
+		b.inflightMu.Lock()
+		delete(b.inflight, id)
+		b.inflightMu.Unlock()
+	}()
+	resp := &frame{ID: id}
+	if msg != "" {
+		resp.Error = &frameError{Message: msg}
+	} else {
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		resp.Result = result
+	}
+	data, err := marshal(resp) // compacts the result onto one line
+	if err != nil {
+		b.c.p.log.Warn("host returned invalid JSON for a script's tool call", "err", err)
+		data = mustJSON(&frame{ID: id, Error: &frameError{Message: "the tool returned invalid JSON"}})
+	} else if len(data) > b.c.lim.MaxFrameBytes {
+		data = mustJSON(&frame{ID: id, Error: &frameError{Message: fmt.Sprintf(
+			"the result of %d bytes exceeds the %s frame limit; ask the tool for less (a filter, a page, fewer fields) or raise %s",
+			len(data), fmtBytes(int64(b.c.lim.MaxFrameBytes)), hintFrame)}})
+	} else if msg == "" {
+		b.resultBytes.Add(int64(len(result)))
+	}
+	b.w.writeRaw(data)
+}
+
+// protocolError kills a child that broke the bridge protocol.
+func (b *bridgeServer) protocolError(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	b.c.p.log.Warn("sandbox child broke the bridge protocol", "pid", b.c.pid, "err", msg)
+	b.c.kill(&ScriptError{Kind: "killed", Msg: "sandbox protocol error: " + msg})
+}
+
+// wait waits for every response writer.
+func (b *bridgeServer) wait() { b.wg.Wait() }
