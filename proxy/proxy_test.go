@@ -37,7 +37,7 @@ func stdioUpstream(name string) config.Upstream {
 }
 
 // httpUpstream serves server over streamable HTTP on loopback.
-func httpUpstream(t *testing.T, name string, server *mcp.Server) config.Upstream {
+func httpUpstream(t testing.TB, name string, server *mcp.Server) config.Upstream {
 	t.Helper()
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(ts.Close)
@@ -59,7 +59,7 @@ func testConfig(ups ...config.Upstream) *config.Config {
 }
 
 // startProxy starts a proxy and a client session connected to it in memory.
-func startProxy(t *testing.T, cfg *config.Config) (*Proxy, *mcp.ClientSession) {
+func startProxy(t testing.TB, cfg *config.Config) (*Proxy, *mcp.ClientSession) {
 	t.Helper()
 	p := New(cfg, &Options{Runners: []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

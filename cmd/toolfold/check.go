@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/proxy"
+)
+
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("check", stderr, "error")
+	if _, err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	log, err := c.logger(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	cfg, ok := c.load(stderr, log)
+	if !ok {
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "config %s: ok (%s format, %d upstreams)\n\n", c.config, cfg.Format, len(cfg.Upstreams))
+	// check waits for every upstream's full connect timeout: it is the
+	// command for finding out why one is slow or failing.
+	p := startProxy(ctx, cfg, log, 24*time.Hour)
+	defer p.Close()
+
+	failed := printUpstreams(stdout, p.Status())
+	fmt.Fprintln(stdout)
+	printAdvertised(stdout, p)
+	failed = printSandbox(ctx, stdout, p) || failed
+	if failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// printUpstreams prints one row per upstream and reports whether any failed.
+func printUpstreams(w io.Writer, st []proxy.UpstreamStatus) (failed bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tPROTOCOL\tTOOLS\tSCHEMA BYTES\tSCHEMA TOKENS\tSTATUS")
+	var totalTools, totalBytes, totalTokens int
+	for _, s := range st {
+		status := s.State
+		if s.State == proxy.StateReady {
+			status = fmt.Sprintf("ok (%s)", s.ConnectTime.Round(time.Millisecond))
+		} else if s.Err != "" {
+			status = s.State + ": " + s.Err
+		}
+		if s.State != proxy.StateReady && s.State != proxy.StateDisabled {
+			failed = true
+		}
+		b, _ := json.Marshal(s.Tools)
+		if s.Tools == nil {
+			b = nil
+		}
+		n := tokens.Count(string(b))
+		totalTools += len(s.Tools)
+		totalBytes += len(b)
+		totalTokens += n
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Name, s.Transport, dash(s.Protocol), len(s.Tools), len(b), n, status)
+	}
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t\n", totalTools, totalBytes, totalTokens)
+	tw.Flush()
+	return failed
+}
+
+// printAdvertised shows what a client loads through toolfold instead.
+func printAdvertised(w io.Writer, p *proxy.Proxy) {
+	var direct int
+	for _, s := range p.Status() {
+		b, _ := json.Marshal(s.Tools)
+		if s.Tools != nil {
+			direct += tokens.Count(string(b))
+		}
+	}
+	adv := p.AdvertisedTools()
+	b, _ := json.Marshal(adv)
+	n := tokens.Count(string(b))
+	var names []string
+	for _, t := range adv {
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(w, "toolfold advertises %d tools (%s): %d bytes, %d tokens", len(adv), strings.Join(names, ", "), len(b), n)
+	if direct > 0 {
+		fmt.Fprintf(w, " instead of %d tokens (%.1f%% less)", direct, 100*(1-float64(n)/float64(direct)))
+	}
+	fmt.Fprintf(w, "; tokens counted with %s\n", tokens.Encoding)
+}
+
+// printSandbox runs a trivial script in each language to show it works.
+func printSandbox(ctx context.Context, w io.Writer, p *proxy.Proxy) (failed bool) {
+	for _, lang := range p.Languages() {
+		start := time.Now()
+		text, bad, err := p.RunScript(ctx, "return 1 + 1", lang)
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "sandbox %s: error: %v\n", lang, err)
+			failed = true
+		case bad:
+			fmt.Fprintf(w, "sandbox %s: failed: %s\n", lang, text)
+			failed = true
+		default:
+			fmt.Fprintf(w, "sandbox %s: ok (%s for a trivial run; a child process with rlimits, no namespaces yet)\n", lang, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	return failed
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,172 @@
+// Command toolfold is a drop-in MCP proxy: it connects to the MCP servers
+// in its config and advertises only search_tools and run_script.
+//
+//	toolfold serve   [-c proxy.yaml] [--http 127.0.0.1:8765]
+//	toolfold check   [-c proxy.yaml]
+//	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
+//	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold version
+//
+// This is the only package that reads flags and the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise the module version from the build info is used.
+var version = ""
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // a run or check failed
+	exitUsage  = 2 // bad flags or config
+)
+
+func main() {
+	if sandbox.IsChild() {
+		sandbox.ChildMain() // never returns
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `toolfold: one MCP server in front of many, advertising only search_tools and run_script.
+
+Usage:
+  toolfold serve   [-c FILE] [--http ADDR]   serve MCP on stdio, or streamable HTTP at http://ADDR/mcp
+  toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
+  toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
+  toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold version
+
+FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
+mcp.json (an "mcpServers" or "servers" map). Logs go to stderr; set the level
+with --log-level debug|info|warn|error or $TOOLFOLD_LOG.
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, rest, stderr)
+	case "check":
+		return cmdCheck(ctx, rest, stdout, stderr)
+	case "search":
+		return cmdSearch(ctx, rest, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, rest, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "toolfold: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+// common holds the flags every command takes.
+type common struct {
+	config   string
+	logLevel string
+}
+
+func newFlags(name string, stderr io.Writer, defLevel string) (*flag.FlagSet, *common) {
+	fs := flag.NewFlagSet("toolfold "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &common{}
+	def := os.Getenv("TOOLFOLD_CONFIG")
+	if def == "" {
+		def = "proxy.yaml"
+	}
+	fs.StringVar(&c.config, "c", def, "config file: proxy.yaml, or a client's mcp.json")
+	fs.StringVar(&c.config, "config", def, "same as -c")
+	lvl := os.Getenv("TOOLFOLD_LOG")
+	if lvl == "" {
+		lvl = defLevel
+	}
+	fs.StringVar(&c.logLevel, "log-level", lvl, "debug, info, warn or error")
+	return fs, c
+}
+
+// parse parses flags, allowing them after positional arguments too
+// ("toolfold search read a file --detail full").
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+// load reads the config, printing every problem.
+func (c *common) load(stderr io.Writer, log *slog.Logger) (*config.Config, bool) {
+	cfg, err := config.Load(c.config, nil)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "toolfold: config %s not found: pass -c FILE (a proxy.yaml or a client's mcp.json) or set TOOLFOLD_CONFIG\n", c.config)
+			return nil, false
+		}
+		fmt.Fprintf(stderr, "%v\n", err)
+		return nil, false
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("config: " + w)
+	}
+	return cfg, true
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func fail(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "toolfold: "+strings.TrimSuffix(format, "\n")+"\n", args...)
+	return exitUsage
+}

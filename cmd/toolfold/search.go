@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("search", stderr, "warn")
+	detail := fs.String("detail", "summary", "name, summary or full")
+	limit := fs.Int("limit", 10, "number of results (1-50)")
+	server := fs.String("server", "", "only this upstream's tools")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) == 0 {
+		return fail(stderr, "search needs a query, e.g. toolfold search \"read a file\"")
+	}
+	log, err := c.logger(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	cfg, ok := c.load(stderr, log)
+	if !ok {
+		return exitUsage
+	}
+	p := startProxy(ctx, cfg, log, startupWait)
+	defer p.Close()
+	text, err := p.Search(strings.Join(pos, " "), *detail, *limit, *server)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolfold: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, text)
+	return exitOK
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("run", stderr, "warn")
+	lang := fs.String("language", "", "script language (default: from the file extension, else lua)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		return fail(stderr, "run needs one script file (or - for stdin), e.g. toolfold run count.lua")
+	}
+	var code []byte
+	if pos[0] == "-" {
+		code, err = io.ReadAll(io.LimitReader(os.Stdin, 4<<20))
+	} else {
+		code, err = os.ReadFile(pos[0])
+	}
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if *lang == "" {
+		*lang = languageOf(pos[0])
+	}
+	log, err := c.logger(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	cfg, ok := c.load(stderr, log)
+	if !ok {
+		return exitUsage
+	}
+	p := startProxy(ctx, cfg, log, startupWait)
+	defer p.Close()
+	text, failed, err := p.RunScript(ctx, string(code), *lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolfold: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintln(stdout, text)
+	if failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func languageOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".py":
+		return "python"
+	case ".js", ".mjs":
+		return "javascript"
+	}
+	return "lua"
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
+)
+
+// startupWait bounds how long serve waits for upstreams before answering
+// the client: a slow upstream (npx downloading a package) joins later, and
+// clients learn of its tools through notifications/tools/list_changed.
+const startupWait = 15 * time.Second
+
+func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
+	fs, c := newFlags("serve", stderr, "info")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at ADDR (e.g. 127.0.0.1:8765; port 0 picks one) instead of stdio")
+	if _, err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	log, err := c.logger(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	cfg, ok := c.load(stderr, log)
+	if !ok {
+		return exitUsage
+	}
+	addr := *httpAddr
+	if addr == "" {
+		addr = cfg.HTTP.Addr
+	}
+	if addr != "" {
+		if err := proxy.CheckListenAddr(addr, cfg.HTTP.BearerToken); err != nil {
+			return fail(stderr, "%v", err)
+		}
+	}
+	p := startProxy(ctx, cfg, log, startupWait)
+	defer p.Close()
+	if addr == "" {
+		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
+		err = p.Server().Run(ctx, &mcp.StdioTransport{})
+	} else {
+		err = serveHTTP(ctx, p, addr, cfg.HTTP.BearerToken, log, stderr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("serve ended", "err", err)
+		return exitFailed
+	}
+	log.Info("shutting down")
+	return exitOK
+}
+
+// startProxy connects the upstreams and waits up to wait for them.
+func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait time.Duration) *proxy.Proxy {
+	p := proxy.New(cfg, &proxy.Options{Logger: log, Version: buildVersion()})
+	p.Start(ctx)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	p.WaitReady(wctx)
+	return p
+}
+
+func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, log *slog.Logger, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: p.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "toolfold: listening on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	return nil
+}
