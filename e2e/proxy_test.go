@@ -61,6 +61,7 @@ func TestToolsList(t *testing.T) {
 		_, n := listTools(t, connectDirect(t, ups[name]))
 		direct += n
 	}
+	t.Logf("descriptions:\n%s", descriptions.String())
 	t.Logf("tools/list JSON: %d bytes through toolfold, %d bytes from the three servers directly (%.1f%% saved)",
 		size, direct, 100*(1-float64(size)/float64(direct)))
 }

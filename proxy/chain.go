@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -35,6 +36,27 @@ func upstreamChain(log *slog.Logger) []mcp.Middleware {
 		// (a later issue) goes innermost, below it, so that logs and traces
 		// only ever see tokens.
 		logMiddleware(log.With("edge", "upstream")),
+		// discoverTimeout bounds the go-sdk's 2026-07-28 server/discover
+		// probe: a legacy server that silently drops requests before
+		// initialize would otherwise stall the connection until
+		// connect_timeout. On timeout the SDK falls back to initialize.
+		discoverTimeoutMiddleware(),
+	}
+}
+
+// discoverTimeout is how long an upstream gets to answer server/discover.
+var discoverTimeout = 5 * time.Second
+
+func discoverTimeoutMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "server/discover" {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, discoverTimeout)
+				defer cancel()
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
 
@@ -59,7 +81,7 @@ func logMiddleware(log *slog.Logger) mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			start := time.Now()
 			res, err := next(ctx, method, req)
-			if err != nil {
+			if err != nil && ctx.Err() == nil && !expectedFailure(method, err) {
 				log.Warn("request failed", "method", method, "took", time.Since(start).Round(time.Microsecond), "err", err)
 			} else {
 				log.Debug("request", "method", method, "took", time.Since(start).Round(time.Microsecond))
@@ -67,4 +89,15 @@ func logMiddleware(log *slog.Logger) mcp.Middleware {
 			return res, err
 		}
 	}
+}
+
+// expectedFailure reports errors that are part of normal operation: the
+// go-sdk client probes every upstream with the 2026-07-28 server/discover
+// and falls back to initialize when an older server does not know it.
+func expectedFailure(method string, err error) bool {
+	var werr *jsonrpc.Error
+	if method != "server/discover" {
+		return false
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound
 }

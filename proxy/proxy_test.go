@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(testUpstreamEnv) != "" {
 		runTestUpstream()
+	}
+	if path := os.Getenv(testLegacyEnv); path != "" {
+		runLegacyUpstream(path)
 	}
 	os.Exit(m.Run())
 }
@@ -120,7 +124,7 @@ func TestAdvertisesExactlyTwoCompactTools(t *testing.T) {
 	if len(b) > 2500 {
 		t.Errorf("advertised tools are %d bytes, want <= 2500:\n%s", len(b), b)
 	}
-	for _, want := range []string{"calc (5 tools)", "remote (5 tools)"} {
+	for _, want := range []string{"calc (crash, echo, text; 5 tools)", "remote (crash, echo, text; 5 tools)"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("descriptions do not mention %q:\n%s", want, b)
 		}
@@ -340,4 +344,64 @@ func TestHTTPBearerToken(t *testing.T) {
 		t.Fatalf("connect with token: %v", err)
 	}
 	cs.Close()
+}
+
+// A 2024-11-05 server that drops the server/discover probe connects once
+// the bounded probe gives up, and reconnects skip the probe.
+func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
+	discoverTimeout = 200 * time.Millisecond
+	backoffMin = 50 * time.Millisecond
+	log := filepath.Join(t.TempDir(), "methods")
+	up := config.Upstream{Name: "old", Transport: "stdio", Command: os.Args[0],
+		Env: map[string]string{testLegacyEnv: log}, Cwd: os.TempDir(),
+		ConnectTimeout: 20 * time.Second, CallTimeout: 5 * time.Second}
+	p, cs := startProxy(t, testConfig(up))
+	st := p.Status()[0]
+	if st.State != StateReady || st.Protocol != "2024-11-05" {
+		t.Fatalf("status = %s %q (%s), want ready at 2024-11-05", st.State, st.Protocol, st.Err)
+	}
+	text, isErr := runLua(t, cs, `return tools.old.ping_legacy{}`)
+	if isErr || !strings.Contains(text, `=> "pong"`) {
+		t.Fatalf("call: %q", text)
+	}
+	// Restart it: the second session must not probe again.
+	p.pool.byName["old"].close()
+	deadline := time.Now().Add(15 * time.Second)
+	for p.Status()[0].Restarts < 1 || p.Status()[0].State != StateReady {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reconnect: %+v", p.Status()[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	data, _ := os.ReadFile(log)
+	methods := strings.Fields(string(data))
+	if n := strings.Count(string(data), "server/discover"); n != 1 {
+		t.Errorf("server/discover sent %d times over two sessions, want 1; methods: %v", n, methods)
+	}
+	if n := strings.Count(string(data), "initialize\n"); n != 2 {
+		t.Errorf("initialize sent %d times, want 2; methods: %v", n, methods)
+	}
+}
+
+func TestNameKeywords(t *testing.T) {
+	tools := func(names ...string) []*mcp.Tool {
+		var ts []*mcp.Tool
+		for _, n := range names {
+			ts = append(ts, &mcp.Tool{Name: n})
+		}
+		return ts
+	}
+	for _, tc := range []struct {
+		tools []*mcp.Tool
+		want  string
+	}{
+		{tools("read_file", "write_file", "list_directory", "create_directory", "move_file", "search_files"), "file, directory"},
+		{tools("create_entities", "delete_entities", "add_observations", "create_relations", "read_graph", "open_nodes"), "entity, observation, relation"},
+		{tools("getPullRequest", "listPullRequests", "createIssue"), "pull, request, issue"},
+		{nil, ""},
+	} {
+		if got := nameKeywords(tc.tools, 3); got != tc.want {
+			t.Errorf("nameKeywords(%v) = %q, want %q", tc.tools, got, tc.want)
+		}
+	}
 }

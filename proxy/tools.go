@@ -72,9 +72,9 @@ func (p *Proxy) serverLine() string {
 		var b strings.Builder
 		b.WriteString(s.Name)
 		b.WriteString(" (")
-		if s.Description != "" {
-			b.WriteString(s.Description)
-			b.WriteString(", ")
+		if p := purpose(s); p != "" {
+			b.WriteString(p)
+			b.WriteString("; ")
 		}
 		if s.Tools == nil && s.State != StateReady {
 			b.WriteString(s.State)

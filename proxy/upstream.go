@@ -144,7 +144,7 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		},
 	})
 	client.AddSendingMiddleware(upstreamChain(u.log)...)
-	cs, err := client.Connect(ctx, tr, nil)
+	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
 		return nil, u.explain("connect", ctx, err, stdio)
 	}
@@ -167,6 +167,19 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	return cs, nil
 }
 
+// sessionOptions skips the server/discover probe when reconnecting to an
+// upstream that already answered with a pre-2026 protocol version: it will
+// not have learned a newer one by restarting, and the probe costs a round
+// trip (or, for servers that drop it, discoverTimeout).
+func (u *upstream) sessionOptions() *mcp.ClientSessionOptions {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.protocol != "" && u.protocol < "2026-07-28" {
+		return &mcp.ClientSessionOptions{ProtocolVersion: u.protocol}
+	}
+	return nil
+}
+
 // serve waits for the session to end, re-listing tools when asked.
 func (u *upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 	ended := make(chan error, 1)
@@ -185,7 +198,9 @@ func (u *upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 			tools, err := listTools(lctx, cs)
 			cancel()
 			if err != nil {
-				u.log.Warn("re-listing tools failed", "err", err)
+				if ctx.Err() == nil {
+					u.log.Warn("re-listing tools failed", "err", err)
+				}
 				continue
 			}
 			u.mu.Lock()
