@@ -76,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSearch(ctx, rest, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
+	case "eval-search":
+		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
 		return exitOK

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/toolfold/toolfold/index"
+)
+
+// cmdEvalSearch measures search quality on a labelled corpus: a directory
+// of tools/<server>.json and a queries file (index/testdata/search-corpus
+// has both). With --lines it instead serves score_search.py's --cmd-lines
+// protocol: a query per input line, a JSON array of "server/tool" ids per
+// output line, so the ranking can be scored by an independent scorer.
+func cmdEvalSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, _ := newFlags("eval-search", stderr, "warn")
+	corpus := fs.String("corpus", "index/testdata/search-corpus", "directory holding tools/<server>.json")
+	queries := fs.String("queries", "", "queries JSONL (default: CORPUS/queries-dev.jsonl)")
+	lines := fs.Bool("lines", false, "read queries from stdin, one per line; print ranked ids as JSON arrays")
+	if _, err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	tools, servers, err := index.LoadCorpus(*corpus)
+	if err != nil {
+		return fail(stderr, "load corpus: %v", err)
+	}
+	ix := index.New(tools, servers)
+	if *lines {
+		return serveLines(ix, stdin, stdout)
+	}
+	if *queries == "" {
+		*queries = *corpus + "/queries-dev.jsonl"
+	}
+	qs, err := index.LoadQueries(*queries)
+	if err != nil {
+		return fail(stderr, "load queries: %v", err)
+	}
+	fmt.Fprintf(stdout, "corpus: %d tools from %d servers; %d queries\n\n", ix.Len(), len(ix.Servers()), len(qs))
+	fmt.Fprint(stdout, index.Evaluate(ix, qs).Table())
+	return exitOK
+}
+
+func serveLines(ix *index.Index, stdin io.Reader, stdout io.Writer) int {
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	w := bufio.NewWriter(stdout)
+	for sc.Scan() {
+		ids := []string{}
+		for _, h := range ix.Search(sc.Text(), index.SearchOptions{Limit: 50}) {
+			ids = append(ids, h.Tool.Server+"/"+h.Tool.Name)
+		}
+		b, _ := json.Marshal(ids)
+		w.Write(b)
+		w.WriteByte('\n')
+		w.Flush()
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "toolfold eval-search:", strings.TrimSpace(err.Error()))
+		return exitFailed
+	}
+	return exitOK
+}

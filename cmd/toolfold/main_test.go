@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	if code, out, _ := runCLI(t, "version"); code != 0 || !strings.HasPrefix(out, "toolfold ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, _, errs := runCLI(t, "frobnicate"); code != exitUsage || !strings.Contains(errs, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: %d %q", code, errs)
+	}
+	if code, _, errs := runCLI(t); code != exitUsage || !strings.Contains(errs, "Usage:") {
+		t.Errorf("no args: %d %q", code, errs)
+	}
+}
+
+func TestConfigErrorsExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("upstreams:\n  fs:\n    comand: npx\n"), 0o600)
+	code, _, errs := runCLI(t, "check", "-c", bad)
+	if code != exitUsage || !strings.Contains(errs, bad+":3:5: upstreams.fs.comand: unknown key") {
+		t.Errorf("check bad config: %d %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "serve", "-c", filepath.Join(dir, "missing.yaml"))
+	if code != exitUsage || !strings.Contains(errs, "not found: pass -c FILE") {
+		t.Errorf("missing config: %d %q", code, errs)
+	}
+}
+
+func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(cfg, []byte("upstreams:\n  x:\n    command: /bin/true\n"), 0o600)
+	code, _, errs := runCLI(t, "serve", "-c", cfg, "--http", "0.0.0.0:0")
+	if code != exitUsage || !strings.Contains(errs, "bearer_token") {
+		t.Errorf("serve 0.0.0.0: %d %q", code, errs)
+	}
+}
+
+func TestEvalSearchMeetsBM25Floor(t *testing.T) {
+	code, out, errs := runCLI(t, "eval-search", "--corpus", "../../index/testdata/search-corpus")
+	if code != 0 || !strings.Contains(out, "| all | 195 |") {
+		t.Fatalf("eval-search: %d %q %q", code, out, errs)
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	fs, c := newFlags("x", &bytes.Buffer{}, "warn")
+	detail := fs.String("detail", "summary", "")
+	pos, err := parse(fs, []string{"read", "a", "--detail", "full", "file", "-c", "p.yaml"})
+	if err != nil || strings.Join(pos, " ") != "read a file" || *detail != "full" || c.config != "p.yaml" {
+		t.Errorf("parse: %v %q %q %q", err, pos, *detail, c.config)
+	}
+}
