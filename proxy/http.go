@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"net"
@@ -64,4 +65,10 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// ServeStdio serves MCP on the process's stdin and stdout until the client
+// closes the connection or ctx ends.
+func (p *Proxy) ServeStdio(ctx context.Context) error {
+	return p.server.Run(ctx, &mcp.StdioTransport{})
 }

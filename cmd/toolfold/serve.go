@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
 )
@@ -47,7 +46,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	defer p.Close()
 	if addr == "" {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
-		err = p.Server().Run(ctx, &mcp.StdioTransport{})
+		err = p.ServeStdio(ctx)
 	} else {
 		err = serveHTTP(ctx, p, addr, cfg.HTTP.BearerToken, log, stderr)
 	}
