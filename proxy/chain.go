@@ -16,7 +16,7 @@ import (
 // first (outermost): the SDK applies them right to left.
 
 // clientChain wraps every request the client sends to toolfold.
-func clientChain(log *slog.Logger) []mcp.Middleware {
+func clientChain(log *slog.Logger, life context.Context) []mcp.Middleware {
 	return []mcp.Middleware{
 		// recover is outermost so a panic anywhere below, in a handler or
 		// another middleware, becomes an internal error for that one
@@ -26,6 +26,23 @@ func clientChain(log *slog.Logger) []mcp.Middleware {
 		// log sits inside recover so it still records requests whose
 		// handler panicked, with the error recover produced.
 		logMiddleware(log.With("edge", "client")),
+		// lifetime is innermost: it only changes the context the handler
+		// sees, tying it to the proxy's life, so that shutdown cancels a
+		// running script instead of waiting for it (the SDK waits for
+		// in-flight handlers before Run returns).
+		lifetimeMiddleware(life),
+	}
+}
+
+func lifetimeMiddleware(life context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			stop := context.AfterFunc(life, cancel)
+			defer stop()
+			return next(ctx, method, req)
+		}
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,6 +22,9 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.server }, &mcp.StreamableHTTPOptions{
 		Logger:              p.log,
 		MaxRequestBodyBytes: 16 << 20,
+		// Idle sessions are closed so that clients that vanish without a
+		// DELETE do not accumulate.
+		SessionTimeout: 30 * time.Minute,
 	})
 	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(h)
 	if token != "" {
@@ -68,7 +74,32 @@ func isLoopback(host string) bool {
 }
 
 // ServeStdio serves MCP on the process's stdin and stdout until the client
-// closes the connection or ctx ends.
+// closes the connection or ctx ends. Either one shuts the proxy down, so
+// requests still running (a script) are cancelled, not awaited.
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	return p.server.Run(ctx, &mcp.StdioTransport{})
+	stop := context.AfterFunc(ctx, p.Shutdown)
+	defer stop()
+	t := &mcp.IOTransport{
+		Reader: &eofReader{ReadCloser: os.Stdin, onEOF: p.Shutdown},
+		Writer: nopWriteCloser{os.Stdout},
+	}
+	return p.server.Run(ctx, t)
 }
+
+// eofReader calls onEOF when the client closes its end of stdin.
+type eofReader struct {
+	io.ReadCloser
+	onEOF func()
+}
+
+func (r *eofReader) Read(b []byte) (int, error) {
+	n, err := r.ReadCloser.Read(b)
+	if err != nil {
+		r.onEOF()
+	}
+	return n, err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

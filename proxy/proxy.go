@@ -34,7 +34,14 @@ type Proxy struct {
 	langs   []string
 	server  *mcp.Server
 
-	catalog atomic.Pointer[index.Index]
+	catalog   atomic.Pointer[index.Index]
+	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
+
+	// life ends when the proxy shuts down; every client request's context
+	// is tied to it (see lifetimeMiddleware), so a running script or
+	// upstream call is cancelled rather than awaited.
+	life     context.Context
+	stopLife context.CancelFunc
 
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
@@ -54,6 +61,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		version = "dev"
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
+	p.life, p.stopLife = context.WithCancel(context.Background())
 	runners := opts.Runners
 	if runners == nil {
 		runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log.With("component", "sandbox")})}
@@ -68,7 +76,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		Logger:       log,
 		Instructions: instructions,
 	})
-	p.server.AddReceivingMiddleware(clientChain(log)...)
+	p.server.AddReceivingMiddleware(clientChain(log, p.life)...)
 	p.advertise()
 	return p
 }
@@ -82,8 +90,16 @@ func (p *Proxy) Start(ctx context.Context) { p.pool.Start(ctx) }
 // WaitReady waits until each upstream's first connection attempt is over.
 func (p *Proxy) WaitReady(ctx context.Context) { p.pool.WaitReady(ctx) }
 
-// Close stops the upstreams.
-func (p *Proxy) Close() { p.pool.Close() }
+// Shutdown cancels every request in flight (scripts are killed, upstream
+// calls abandoned) and makes new ones fail at once. Serving functions then
+// return promptly; Close does the rest.
+func (p *Proxy) Shutdown() { p.stopLife() }
+
+// Close shuts down and stops the upstreams.
+func (p *Proxy) Close() {
+	p.Shutdown()
+	p.pool.Close()
+}
 
 // Server is the client-facing MCP server.
 func (p *Proxy) Server() *mcp.Server { return p.server }
@@ -100,6 +116,8 @@ func (p *Proxy) Index() *index.Index { return p.catalog.Load() }
 // refresh rebuilds the catalog and re-advertises the two tools when an
 // upstream's tools or state changed.
 func (p *Proxy) refresh() {
+	p.refreshMu.Lock()
+	defer p.refreshMu.Unlock()
 	var tools []index.Tool
 	for _, s := range p.pool.Status() {
 		for _, t := range s.Tools {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -198,11 +199,11 @@ func TestMalformedRequestsAreProtocolErrors(t *testing.T) {
 }
 
 func TestCrashedUpstreamRestarts(t *testing.T) {
-	backoffMin = 50 * time.Millisecond
+	setVar(t, &backoffMin, 50*time.Millisecond)
 	p, cs := startProxy(t, testConfig(stdioUpstream("calc")))
 	text, isErr := runLua(t, cs, `local ok, err = pcall(function() return tools.calc.crash{} end) print(err)`)
-	if isErr || !strings.Contains(text, "calc") {
-		t.Fatalf("crash call: %q", text)
+	if isErr || !strings.Contains(text, `upstream "calc" is unavailable (disconnected during the call)`) {
+		t.Fatalf("crash call: %q; want the script to catch an unavailable error", text)
 	}
 	// The next call either finds the server down (with a clear message) or
 	// restarted; within a few seconds it must be back.
@@ -349,8 +350,8 @@ func TestHTTPBearerToken(t *testing.T) {
 // A 2024-11-05 server that drops the server/discover probe connects once
 // the bounded probe gives up, and reconnects skip the probe.
 func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
-	discoverTimeout = 200 * time.Millisecond
-	backoffMin = 50 * time.Millisecond
+	setVar(t, &discoverTimeout, 200*time.Millisecond)
+	setVar(t, &backoffMin, 50*time.Millisecond)
 	log := filepath.Join(t.TempDir(), "methods")
 	up := config.Upstream{Name: "old", Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testLegacyEnv: log}, Cwd: os.TempDir(),
@@ -404,4 +405,80 @@ func TestNameKeywords(t *testing.T) {
 			t.Errorf("nameKeywords(%v) = %q, want %q", tc.tools, got, tc.want)
 		}
 	}
+}
+
+// Shutdown cancels a running script instead of waiting for it.
+func TestShutdownCancelsRunningScript(t *testing.T) {
+	cfg := testConfig()
+	cfg.Sandbox.Timeout = 5 * time.Minute
+	p, cs := startProxy(t, cfg)
+	done := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_script", Arguments: map[string]any{"code": "while true do end"}})
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		done <- res.Content[0].(*mcp.TextContent).Text
+	}()
+	time.Sleep(300 * time.Millisecond) // let the script start
+	p.Shutdown()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "cancel") {
+			t.Errorf("run after Shutdown: %q, want a cancellation", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run_script still running 20s after Shutdown")
+	}
+}
+
+func TestListToolsBounds(t *testing.T) {
+	// A server whose every page points to another: the proxy must give up
+	// with a message rather than read forever.
+	srv := mcp.NewServer(&mcp.Implementation{Name: "pager"}, &mcp.ServerOptions{PageSize: 1})
+	for i := range 3 {
+		mcp.AddTool(srv, &mcp.Tool{Name: fmt.Sprintf("t%d", i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := listTools(ctx, cs)
+	if err != nil || len(tools) != 3 {
+		t.Fatalf("paged list: %d tools, %v; want 3", len(tools), err)
+	}
+}
+
+func TestEndlessPaginationIsRefused(t *testing.T) {
+	for _, mode := range []string{"endless", "repeat"} {
+		t.Run(mode, func(t *testing.T) {
+			setVar(t, &discoverTimeout, 200*time.Millisecond)
+			up := config.Upstream{Name: "pager", Transport: "stdio", Command: os.Args[0],
+				Env: map[string]string{testLegacyEnv: filepath.Join(t.TempDir(), "log"), testLegacyPagesEnv: mode},
+				Cwd: os.TempDir(), ConnectTimeout: 60 * time.Second, CallTimeout: 5 * time.Second}
+			p, _ := startProxy(t, testConfig(up))
+			st := p.Status()[0]
+			if st.State != StateDown || !strings.Contains(st.Err, "paginates endlessly") {
+				t.Errorf("status = %s: %s; want down, paginates endlessly", st.State, st.Err)
+			}
+		})
+	}
+}
+
+// setVar sets a package variable for the duration of a test.
+func setVar[T any](t *testing.T, v *T, val T) {
+	old := *v
+	*v = val
+	t.Cleanup(func() { *v = old })
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -39,57 +40,109 @@ type stdioTransport struct {
 	log  *slog.Logger
 	tail *lineTail
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
+	stderrDone chan struct{} // closed when stderr reached EOF
+	exited     chan struct{} // closed when the process was reaped
+
+	mu   sync.Mutex
+	pid  int
+	exit string // how the process ended, once reaped
 }
 
 func newStdioTransport(up config.Upstream, log *slog.Logger) *stdioTransport {
-	return &stdioTransport{up: up, log: log, tail: &lineTail{max: stderrTail}}
+	return &stdioTransport{up: up, log: log, tail: &lineTail{max: stderrTail},
+		stderrDone: make(chan struct{}), exited: make(chan struct{})}
 }
 
-// Connect starts the process.
+// Connect starts the process. The pipes are made here rather than by
+// os/exec: exec.Cmd.Wait closes the pipes it made as soon as the process
+// exits, which would cut off the last stdout frame and the last stderr
+// lines that explain a crash.
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, err
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return nil, err
+	}
 	cmd := exec.Command(t.up.Command, t.up.Args...)
 	cmd.Dir = t.up.Cwd
 	cmd.Env = upstreamEnv(os.Environ(), t.up.Env)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stdin, err := cmd.StdinPipe()
+	err = cmd.Start()
+	closeAll(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", t.up.Command, err)
+		closeAll(stdinW, stdoutR, stderrR)
+		close(t.stderrDone)
+		close(t.exited)
+		return nil, fmt.Errorf("start %s: %w (check command and PATH)", t.up.Command, err)
 	}
 	t.mu.Lock()
-	t.cmd = cmd
+	t.pid = cmd.Process.Pid
 	t.mu.Unlock()
-	done := make(chan struct{})
-	go t.logStderr(stderr)
-	go func() { _ = cmd.Wait(); close(done) }()
-	w := &procWriter{WriteCloser: stdin, pid: cmd.Process.Pid, done: done}
-	tr := &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: w, MaxLineLength: maxUpstreamFrame}
+	go func() {
+		defer close(t.stderrDone)
+		defer stderrR.Close()
+		t.logStderr(stderrR)
+	}()
+	go func() {
+		_ = cmd.Wait()
+		t.mu.Lock()
+		t.exit = cmd.ProcessState.String()
+		t.mu.Unlock()
+		close(t.exited)
+	}()
+	w := &procWriter{WriteCloser: stdinW, pid: cmd.Process.Pid, done: t.exited}
+	tr := &mcp.IOTransport{Reader: stdoutR, Writer: w, MaxLineLength: maxUpstreamFrame}
 	return tr.Connect(ctx)
 }
 
-// LastStderr returns the upstream's last stderr lines, joined.
-func (t *stdioTransport) LastStderr() string { return t.tail.String() }
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
 
-// ExitState describes how the process ended, or "" while it runs.
+// LastStderr returns the upstream's last stderr lines, joined, once stderr
+// is drained (or after a short wait: a grandchild may hold it open).
+func (t *stdioTransport) LastStderr() string {
+	select {
+	case <-t.stderrDone:
+	case <-time.After(500 * time.Millisecond):
+	}
+	return t.tail.String()
+}
+
+// ExitState describes how the process ended, waiting briefly for it to be
+// reaped; "" if it is still running.
 func (t *stdioTransport) ExitState() string {
+	select {
+	case <-t.exited:
+	case <-time.After(500 * time.Millisecond):
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.cmd == nil || t.cmd.ProcessState == nil {
-		return ""
+	return t.exit
+}
+
+// kill ends the process group at once. It is for connection attempts that
+// failed after the process started (the SDK does not always close the
+// connection then).
+func (t *stdioTransport) kill() {
+	t.mu.Lock()
+	pid := t.pid
+	t.mu.Unlock()
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
-	return t.cmd.ProcessState.String()
 }
 
 func (t *stdioTransport) logStderr(r io.Reader) {
@@ -197,10 +250,24 @@ func (t *lineTail) add(s string) {
 	}
 }
 
+// maxTailBytes bounds the stderr quoted in an error: it reaches the model
+// in every failed call and search result while the upstream is down.
+const maxTailBytes = 400
+
+// String returns the last lines, joined, keeping at most maxTailBytes of
+// the end (the last words usually say why a process died).
 func (t *lineTail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.Join(t.lines, " | ")
+	s := strings.Join(t.lines, " | ")
+	if len(s) > maxTailBytes {
+		cut := len(s) - maxTailBytes
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		s = "…" + s[cut:]
+	}
+	return s
 }
 
 var errClosed = errors.New("proxy is shutting down")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -146,12 +147,20 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	client.AddSendingMiddleware(upstreamChain(u.log)...)
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
-		return nil, u.explain("connect", ctx, err, stdio)
+		err = u.explain("connect", ctx, err, stdio)
+		if stdio != nil {
+			stdio.kill()
+		}
+		return nil, err
 	}
 	tools, err := listTools(ctx, cs)
 	if err != nil {
+		err = u.explain("tools/list", ctx, err, stdio)
 		_ = cs.Close()
-		return nil, u.explain("tools/list", ctx, err, stdio)
+		if stdio != nil {
+			stdio.kill()
+		}
+		return nil, err
 	}
 	init := cs.InitializeResult()
 	u.mu.Lock()
@@ -219,10 +228,6 @@ func (u *upstream) lost(err error) error {
 	u.mu.Unlock()
 	msg := "connection lost"
 	if stdio != nil {
-		// Give the process a moment to be reaped so its exit status is known.
-		for i := 0; i < 20 && stdio.ExitState() == ""; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
 		if st := stdio.ExitState(); st != "" {
 			msg = "process " + st
 		}
@@ -313,25 +318,54 @@ func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) 
 		return nil, ctx.Err()
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
-	case errors.Is(err, mcp.ErrConnectionClosed):
+	case disconnected(err):
 		return nil, &UnavailableError{Server: u.cfg.Name, Reason: "disconnected during the call"}
 	}
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
 }
 
-// listTools reads every page of tools/list.
+// disconnected reports errors that mean the connection to the upstream
+// broke (a crash mid-call reads as EOF on its stdout).
+func disconnected(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF")
+}
+
+// Bounds on one upstream's tool list: an upstream that paginates endlessly
+// or lists absurdly many tools must not exhaust the proxy's memory.
+const (
+	maxTools = 10000
+	maxPages = 1000
+)
+
+// listTools reads every page of tools/list, within the bounds above.
 func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
-	for t, err := range cs.Tools(ctx, nil) {
+	seen := map[string]bool{}
+	params := &mcp.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, t)
+		tools = append(tools, res.Tools...)
+		switch {
+		case res.NextCursor == "":
+			return tools, nil
+		case len(tools) > maxTools:
+			return nil, fmt.Errorf("tools/list: over %d tools; toolfold refuses an upstream that large", maxTools)
+		case page >= maxPages || seen[res.NextCursor]:
+			return nil, fmt.Errorf("tools/list: the upstream paginates endlessly (%d pages; cursor %.40q repeats or never ends)", page, res.NextCursor)
+		}
+		seen[res.NextCursor] = true
+		params.Cursor = res.NextCursor
 	}
-	return tools, nil
 }
 
-// headerTransport adds configured headers to every request to an HTTP upstream.
+// headerTransport adds configured headers to every request to an HTTP
+// upstream, and bounds what it reads back: a JSON response body over
+// maxUpstreamFrame fails instead of being read into memory whole (the SDK
+// bounds SSE events with MaxEventSize, not plain JSON bodies).
 type headerTransport struct{ headers map[string]string }
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -341,5 +375,32 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxUpstreamFrame}
+	}
+	return resp, nil
+}
+
+// errBodyTooLarge is returned once an upstream response passes the cap.
+var errBodyTooLarge = fmt.Errorf("upstream response larger than %d MiB; toolfold stopped reading it", maxUpstreamFrame>>20)
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

@@ -82,6 +82,7 @@ func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, log *slo
 		return err
 	case <-ctx.Done():
 	}
+	p.Shutdown() // cancel running scripts so open requests finish now
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
