@@ -25,6 +25,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, &sandbox.ToolError{Tool: name, Msg: unknownToolMessage(ix, name)}
 	}
 	qname := hit.QName
+	args = coerceArgs(args, hit.Tool.InputSchema)
 	res, err := h.p.pool.Call(ctx, hit.Tool.Server, hit.Tool.Name, args)
 	if err != nil {
 		if ctx.Err() != nil {

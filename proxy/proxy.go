@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -43,6 +44,10 @@ type Proxy struct {
 	life     context.Context
 	stopLife context.CancelFunc
 
+	// runSlots bounds the scripts running at once across all sessions:
+	// each is a process with its own memory limit. Further runs wait.
+	runSlots chan struct{}
+
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
 }
@@ -62,6 +67,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
 	p.life, p.stopLife = context.WithCancel(context.Background())
+	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
 	if runners == nil {
 		runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log.With("component", "sandbox")})}

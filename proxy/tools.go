@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,6 +182,12 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 	if !ok {
 		return "", false, invalidParams(fmt.Sprintf("language %q is not available here; use one of: %s", lang, strings.Join(p.langs, ", ")))
 	}
+	select {
+	case p.runSlots <- struct{}{}:
+		defer func() { <-p.runSlots }()
+	case <-ctx.Done():
+		return "", false, ctx.Err()
+	}
 	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -202,7 +209,8 @@ func (p *Proxy) renderRun(res *sandbox.Result) string {
 	if len(res.Value) > 0 && res.Err == nil {
 		v := res.Value
 		if max := p.cfg.Sandbox.OutputBytes; int64(len(v)) > max {
-			fmt.Fprintf(&b, "=> %s\n[return value truncated: %d more bytes not shown; return less or raise sandbox.output]\n", v[:max], int64(len(v))-max)
+			cut := utf8Prefix(v, int(max))
+			fmt.Fprintf(&b, "=> %s\n[return value truncated: %d more bytes not shown; return less or raise sandbox.output]\n", cut, len(v)-len(cut))
 		} else {
 			fmt.Fprintf(&b, "=> %s\n", bytes.TrimSpace(v))
 		}
@@ -259,6 +267,17 @@ func textResult(s string) *mcp.CallToolResult {
 
 func errorResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, IsError: true}
+}
+
+// utf8Prefix returns at most max bytes of b, not splitting a character.
+func utf8Prefix(b []byte, max int) []byte {
+	if len(b) <= max {
+		return b
+	}
+	for max > 0 && !utf8.RuneStart(b[max]) {
+		max--
+	}
+	return b[:max]
 }
 
 func formatBytes(n int64) string {

@@ -26,7 +26,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "config %s: ok (%s format, %d upstreams)\n\n", c.config, cfg.Format, len(cfg.Upstreams))
+	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	p := startProxy(ctx, cfg, log, 24*time.Hour)
@@ -119,4 +119,11 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -29,7 +30,9 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exitUsage
 	}
-	p := startProxy(ctx, cfg, log, startupWait)
+	// A terminal user asked for a result: wait for every upstream's
+	// connect_timeout, as check does, rather than serve's startup bound.
+	p := startProxy(ctx, cfg, log, 24*time.Hour)
 	defer p.Close()
 	text, err := p.Search(strings.Join(pos, " "), *detail, *limit, *server)
 	if err != nil {
@@ -52,7 +55,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var code []byte
 	if pos[0] == "-" {
-		code, err = io.ReadAll(io.LimitReader(os.Stdin, 4<<20))
+		code, err = io.ReadAll(io.LimitReader(os.Stdin, maxScript+1))
+		if err == nil && len(code) > maxScript {
+			return fail(stderr, "the script on stdin is over %d MiB", maxScript>>20)
+		}
 	} else {
 		code, err = os.ReadFile(pos[0])
 	}
@@ -70,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	p := startProxy(ctx, cfg, log, startupWait)
+	p := startProxy(ctx, cfg, log, 24*time.Hour)
 	defer p.Close()
 	text, failed, err := p.RunScript(ctx, string(code), *lang)
 	if err != nil {
@@ -83,6 +89,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// maxScript bounds a script read from stdin.
+const maxScript = 4 << 20
 
 func languageOf(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
