@@ -41,14 +41,24 @@
 //	call("server.tool", {key = value})   the same with the name as a string
 //	search_tools(query [, detail [, limit]])  the search_tools text
 //	json.encode(v), json.decode(s), json.null
+//	json.array(...)                      a new array of the arguments (nil as json.null)
+//	json.object([t])                     a new object, with t's fields when given
 //	print(...)                           tab-separated, to the output
 //
 // A failed call raises a Lua error whose value is the message alone, so
 // pcall(tools.fs.read_file, {path = "x"}) returns false and the upstream's
 // text. The script's first return value becomes Result.Value (JSON).
 // Results arrive as decoded JSON: objects are tables, arrays sequences, null
-// is json.null (nil at the top level). Going back, a table with keys exactly
-// 1..n is an array and any other table, the empty one too, an object.
+// is json.null (nil at the top level). Lua has one table type for both, so
+// each decoded table carries a mark (a shared metatable) that json.array and
+// json.object set too. Going back, a table marked as an array is an array,
+// empty or not, so {"entities":[]} read from one tool goes to the next
+// unchanged, and appending keeps it one (keys other than 1..n are an error);
+// one marked as an object is an object; an unmarked table is an array when
+// its keys are exactly 1..n with n > 0 and an object otherwise, the empty
+// one too: {} encodes as {}. Write json.array() for an empty array argument.
+// (The proxy also turns {} into [] where a tool's inputSchema declares the
+// parameter an array.)
 //
 // # The bridge
 //
@@ -66,6 +76,15 @@
 // untrusted: an oversized, malformed or unknown frame kills it, and a
 // result too large for a frame is replaced by an error the script sees.
 //
+// Whatever the child sends, the parent's goroutines and memory stay
+// bounded. At most MaxConcurrency requests are served at once, and while
+// all are busy the parent reads no further frame, so a child that sends
+// faster than its calls complete (or than it reads their responses) only
+// stalls on the full pipe; a child must read responses while it sends.
+// Requests past MaxToolCalls are refused by the read loop itself, and after
+// 100 refusals the child is killed ("limit"). A response write to a child
+// that does not read blocks until the wall timeout kills it.
+//
 // # Limits
 //
 // All enforced from the parent (see Limits): the wall timeout kills the
@@ -74,8 +93,9 @@
 // reads "ran out of memory" rather than a crash; output past OutputBytes is
 // counted and cut with a notice, and output that keeps flowing past 16×
 // (at least 1 MiB) kills the child; MaxToolCalls and MaxFrameBytes answer
-// the script with catchable errors. The messages name the config key to
-// raise (sandbox.timeout, sandbox.memory, ...).
+// the script with catchable errors (100 calls past MaxToolCalls kill it).
+// The messages name the config key to raise (sandbox.timeout,
+// sandbox.memory, ...).
 //
 // # Threat model
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,6 +49,48 @@ func init() {
 		data, _ := dataBytes(statm)
 		fmt.Println(rl.Cur, rl.Max, data)
 		return doneParams{}
+	}
+	// test-callflood sends calls as fast as it can and never reads a
+	// response. With the code "fill" it first sends one call and waits
+	// until the parent has filled the response pipe (the parent's writer
+	// is then blocked), so the flood meets a blocked writer.
+	childRuntimes["test-callflood"] = func(b *childBridge, code string, _ wireLimits) doneParams {
+		id := int64(1)
+		send := func() {
+			if err := b.w.write(&frame{ID: id, Method: methodCall, Params: mustJSON(callParams{Name: "x.y"})}); err != nil {
+				b.fatal(err)
+			}
+			id++
+		}
+		if code == "fill" {
+			send()
+			size, err := unix.FcntlInt(childBridgeInFD, unix.F_GETPIPE_SZ, 0)
+			if err != nil {
+				b.fatal(err)
+			}
+			for {
+				if n, err := unix.IoctlGetInt(childBridgeInFD, unix.TIOCINQ); err != nil || n >= size {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		for {
+			send()
+		}
+	}
+	// test-reuseid makes the code's number of calls one after the other,
+	// all with id 1: ids need only be unique while in flight.
+	childRuntimes["test-reuseid"] = func(b *childBridge, code string, _ wireLimits) doneParams {
+		var n int
+		fmt.Sscan(code, &n)
+		for range n {
+			b.nextID = 0
+			if _, err := b.request(methodCall, callParams{Name: "x.y"}, "args"); err != nil {
+				return doneParams{Error: &wireError{Kind: "runtime", Msg: err.Error()}}
+			}
+		}
+		return doneParams{Value: mustJSON(n)}
 	}
 	// test-concurrent sends the code's number of calls at once, then reads
 	// every response: a future Python or JavaScript prelude does this.
@@ -213,5 +256,84 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if res.ToolCalls != 12 {
 		t.Errorf("ToolCalls = %d, want 12", res.ToolCalls)
+	}
+}
+
+// TestBridgeFlood: a child that sends calls without end and never reads a
+// response costs the parent a bounded number of goroutines (and so of
+// memory), and is stopped: killed past the call limit, or by the timeout
+// while the parent's response writes are blocked on the full pipe.
+func TestBridgeFlood(t *testing.T) {
+	big := json.RawMessage(`"` + strings.Repeat("r", 80<<10) + `"`) // more than a pipe holds
+	timeout := &ScriptError{Kind: "timeout", Msg: "timed out after 1s; make the script do less per run or raise sandbox.timeout"}
+	tests := []struct {
+		name      string
+		code      string // for test-callflood
+		lim       Limits
+		result    json.RawMessage
+		want      *ScriptError
+		toolCalls int // 0: not checked
+	}{
+		{"past the call limit", "", Limits{MaxToolCalls: 1, Timeout: 5 * time.Second}, nil,
+			&ScriptError{Kind: "limit", Msg: "the script kept calling tools past the tool call limit of 1 per run (100 more calls refused); " +
+				"stop calling once a call fails with the limit error, do more per call or raise sandbox.max_tool_calls"}, 1},
+		{"within the limit, responses blocked", "", Limits{MaxToolCalls: 1 << 20, MaxConcurrency: 4, Timeout: time.Second}, big,
+			timeout, 0},
+		{"refusal blocked", "fill", Limits{MaxToolCalls: 1, Timeout: time.Second}, big, timeout, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Not parallel: the count is the whole process's.
+			host := &fakeHost{call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+				if tt.result != nil {
+					return tt.result, nil
+				}
+				return json.RawMessage(`1`), nil
+			}}
+			base := runtime.NumGoroutine()
+			var peak atomic.Int64
+			stop := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				for {
+					peak.Store(max(peak.Load(), int64(runtime.NumGoroutine())))
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+					}
+				}
+			}()
+			res, err := testRunner(t, "test-callflood").run(context.Background(), Request{Code: tt.code, Limits: tt.lim}, host)
+			close(stop)
+			<-sampled
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, res.Err); diff != "" {
+				t.Errorf("Err (-want +got):\n%s", diff)
+			}
+			if tt.toolCalls != 0 && res.ToolCalls != tt.toolCalls {
+				t.Errorf("ToolCalls = %d, want %d", res.ToolCalls, tt.toolCalls)
+			}
+			// A run needs a handful of goroutines plus one per admitted
+			// request in flight (MaxConcurrency).
+			const bound = 50
+			t.Logf("goroutines: %d before the run, peak %d", base, peak.Load())
+			if grew := peak.Load() - int64(base); grew > bound {
+				t.Errorf("the parent's goroutines grew by %d during the run, want at most %d", grew, bound)
+			}
+		})
+	}
+}
+
+func TestRequestIDReuse(t *testing.T) {
+	res, err := testRunner(t, "test-reuseid").run(context.Background(), Request{Code: "200"}, &fakeHost{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil || string(res.Value) != "200" {
+		t.Errorf("got value %s, err %v; want 200 calls answered", res.Value, res.Err)
 	}
 }

@@ -102,7 +102,7 @@ func TestLuaRestrictedGlobals(t *testing.T) {
 	kept := []string{"pcall", "xpcall", "error", "pairs", "ipairs", "tostring", "tonumber", "select", "type",
 		"next", "unpack", "setmetatable", "getmetatable", "rawget", "rawset", "rawequal", "assert", "print",
 		"string.rep", "string.format", "table.concat", "table.insert", "math.floor", "json.encode",
-		"json.decode", "call", "search_tools"}
+		"json.decode", "json.array", "json.object", "call", "search_tools"}
 	var code strings.Builder
 	code.WriteString("local t = {}\n")
 	for _, name := range append(removed, kept...) {
@@ -196,6 +196,8 @@ func TestLuaToolErrors(t *testing.T) {
 			Msg: `tools.fs.read_file expects a table of named arguments, like tools.fs.read_file{key = value}, got a string`}},
 		{"list arguments", `call("fs.read_file", {"a.txt"})`, "", &ScriptError{Kind: "runtime", Line: 1,
 			Msg: `call expects a table of named arguments, like call("fs.read_file", {key = value}), got a list`}},
+		{"empty list arguments", `tools.fs.read_file(json.array())`, "", &ScriptError{Kind: "runtime", Line: 1,
+			Msg: `tools.fs.read_file expects a table of named arguments, like tools.fs.read_file{key = value}, got a list`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,6 +210,40 @@ func TestLuaToolErrors(t *testing.T) {
 				t.Errorf("Output = %q, want %q", res.Output, tt.output)
 			}
 		})
+	}
+}
+
+// TestLuaEmptyArrays: an empty array read from a tool goes back to a tool
+// as an array, as does json.array(); json.object() and {} are objects.
+func TestLuaEmptyArrays(t *testing.T) {
+	host := &fakeHost{call: func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		if name == "memory.read_graph" {
+			return json.RawMessage(`{"entities": [], "relations": []}`), nil
+		}
+		return json.RawMessage(`null`), nil
+	}}
+	res := runLuaTest(t, `
+		local g = tools.memory.read_graph{}
+		tools.memory.create_entities{entities = g.entities}
+		tools.memory.add_observations{observations = json.array(), meta = json.object(), plain = {}}
+		tools.memory.echo(g)
+		tools.memory.empty(json.object())
+		return g`, Limits{}, host)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if want := `{"entities":[],"relations":[]}`; string(res.Value) != want {
+		t.Errorf("Value = %s, want %s", res.Value, want)
+	}
+	want := []hostCall{
+		{"memory.read_graph", `{}`},
+		{"memory.create_entities", `{"entities":[]}`},
+		{"memory.add_observations", `{"meta":{},"observations":[],"plain":{}}`},
+		{"memory.echo", `{"entities":[],"relations":[]}`},
+		{"memory.empty", `{}`},
+	}
+	if diff := cmp.Diff(want, host.received()); diff != "" {
+		t.Errorf("host calls (-want +got):\n%s", diff)
 	}
 }
 

@@ -36,6 +36,7 @@ type luaEnv struct {
 	L      *lua.LState
 	b      *childBridge
 	null   *lua.LUserData // json.null
+	marks  jsonMarks      // the metatables of JSON arrays and objects
 	stdout io.Writer
 	// lastToolErr is the last bridge error raised into the script, with the
 	// line of the call, so an uncaught one still reports "script:LINE".

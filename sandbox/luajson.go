@@ -15,16 +15,44 @@ import (
 
 // JSON ↔ Lua. Objects are tables, arrays are sequences (1-based), null is
 // the json.null sentinel (nil at the top level), numbers are Lua numbers.
-// Back to JSON: a table whose keys are exactly 1..n is an array, any other
-// table (the empty one too) an object with sorted keys; integral numbers
-// have no ".0"; NaN, infinities, functions and cyclic tables are errors.
+// Lua has one table type for both, so every decoded table carries a mark,
+// one shared metatable for arrays and one for objects, which json.array and
+// json.object also set. Back to JSON: a table marked as an array is an
+// array, the empty one too (keys other than 1..n are an error); one marked
+// as an object is an object; an unmarked table is an array when its keys
+// are exactly 1..n with n > 0 and an object otherwise (the empty one too).
+// Objects have sorted keys; integral numbers have no ".0"; NaN, infinities,
+// functions and cyclic tables are errors.
 
 // maxJSONDepth bounds nesting both ways.
 const maxJSONDepth = 200
 
-// jsonModule is the global `json`: encode, decode, null.
+// jsonMarks are the metatables that mark a table as a JSON array or object.
+// A script can see them (getmetatable) and replace them (setmetatable);
+// they only steer the encoding of its own run.
+type jsonMarks struct {
+	array, object *lua.LTable
+}
+
+// shape reports how t encodes: as an array of n elements or as an object.
+func (m jsonMarks) shape(t *lua.LTable) (n int, isArray bool, err error) {
+	n, seq, bad := seqLen(t)
+	switch t.Metatable {
+	case lua.LValue(m.array):
+		if !seq {
+			return 0, false, fmt.Errorf("cannot encode an array (from JSON or json.array) with %s; its keys must be 1..n", bad)
+		}
+		return n, true, nil
+	case lua.LValue(m.object):
+		return 0, false, nil
+	}
+	return n, seq && n > 0, nil
+}
+
+// jsonModule is the global `json`: encode, decode, null, array, object.
 func (e *luaEnv) jsonModule() *lua.LTable {
 	L := e.L
+	e.marks = jsonMarks{array: L.NewTable(), object: L.NewTable()}
 	e.null = L.NewUserData()
 	meta := L.NewTable()
 	meta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -51,12 +79,38 @@ func (e *luaEnv) jsonModule() *lua.LTable {
 		L.Push(v)
 		return 1
 	}))
+	// json.array(...): a new array of the arguments, nil as json.null so
+	// that it has no holes.
+	m.RawSetString("array", L.NewFunction(func(L *lua.LState) int {
+		n := L.GetTop()
+		t := L.CreateTable(n, 0)
+		for i := 1; i <= n; i++ {
+			v := L.Get(i)
+			if v == lua.LNil {
+				v = e.null
+			}
+			t.RawSetInt(i, v)
+		}
+		t.Metatable = e.marks.array
+		L.Push(t)
+		return 1
+	}))
+	// json.object([t]): a new object, with t's fields when given.
+	m.RawSetString("object", L.NewFunction(func(L *lua.LState) int {
+		t := L.NewTable()
+		if src := L.OptTable(1, nil); src != nil {
+			src.ForEach(func(k, v lua.LValue) { t.RawSet(k, v) })
+		}
+		t.Metatable = e.marks.object
+		L.Push(t)
+		return 1
+	}))
 	return m
 }
 
 // toJSON encodes a Lua value.
 func (e *luaEnv) toJSON(v lua.LValue) (json.RawMessage, error) {
-	enc := jsonEncoder{null: e.null, active: make(map[*lua.LTable]bool)}
+	enc := jsonEncoder{null: e.null, marks: e.marks, active: make(map[*lua.LTable]bool)}
 	if err := enc.value(v, 0); err != nil {
 		return nil, err
 	}
@@ -69,24 +123,33 @@ func (e *luaEnv) toArgs(v lua.LValue, fn, example string) (json.RawMessage, erro
 	case *lua.LNilType:
 		return json.RawMessage("{}"), nil
 	case *lua.LTable:
-		if _, isArray := arrayLen(t); !isArray {
+		if !e.isList(t) {
 			return e.toJSON(t)
 		}
 	}
-	return nil, fmt.Errorf("%s expects a table of named arguments, like %s, got a %s", fn, example, argDescription(v))
+	return nil, fmt.Errorf("%s expects a table of named arguments, like %s, got a %s", fn, example, e.argDescription(v))
 }
 
-func argDescription(v lua.LValue) string {
-	if t, ok := v.(*lua.LTable); ok {
-		if _, isArray := arrayLen(t); isArray {
-			return "list"
-		}
+// isList reports whether t is meant as an array: marked as one, or an
+// unmarked non-empty sequence.
+func (e *luaEnv) isList(t *lua.LTable) bool {
+	if t.Metatable == lua.LValue(e.marks.array) {
+		return true
+	}
+	_, isArray, _ := e.marks.shape(t)
+	return isArray
+}
+
+func (e *luaEnv) argDescription(v lua.LValue) string {
+	if t, ok := v.(*lua.LTable); ok && e.isList(t) {
+		return "list"
 	}
 	return v.Type().String()
 }
 
 type jsonEncoder struct {
 	null   *lua.LUserData
+	marks  jsonMarks
 	buf    []byte
 	active map[*lua.LTable]bool // tables being encoded: seeing one again is a cycle
 }
@@ -112,7 +175,11 @@ func (enc *jsonEncoder) value(v lua.LValue, depth int) error {
 		}
 		enc.active[v] = true
 		defer delete(enc.active, v)
-		if n, isArray := arrayLen(v); isArray {
+		n, isArray, err := enc.marks.shape(v)
+		switch {
+		case err != nil:
+			return err
+		case isArray:
 			return enc.array(v, n, depth)
 		}
 		return enc.object(v, depth)
@@ -209,19 +276,30 @@ func keyString(k lua.LValue) string {
 	return k.String()
 }
 
-// arrayLen reports whether t's keys are exactly 1..n with n > 0.
-func arrayLen(t *lua.LTable) (int, bool) {
-	count, maxKey, ints := 0, 0, true
+// seqLen counts t's keys and reports whether they are exactly 1..n (true
+// for the empty table). When they are not, bad describes why, for errors.
+func seqLen(t *lua.LTable) (n int, seq bool, bad string) {
+	maxKey := 0
 	t.ForEach(func(k, _ lua.LValue) {
-		count++
-		n, ok := k.(lua.LNumber)
-		if !ok || float64(n) != math.Trunc(float64(n)) || n < 1 || n > lua.LNumber(math.MaxInt32) {
-			ints = false
+		n++
+		if bad != "" {
 			return
 		}
-		maxKey = max(maxKey, int(n))
+		i, ok := k.(lua.LNumber)
+		if !ok || float64(i) != math.Trunc(float64(i)) || i < 1 || i > lua.LNumber(math.MaxInt32) {
+			if s, isStr := k.(lua.LString); isStr {
+				bad = "the key " + strconv.Quote(string(s))
+			} else {
+				bad = "the key " + keyString(k)
+			}
+			return
+		}
+		maxKey = max(maxKey, int(i))
 	})
-	return count, ints && count > 0 && maxKey == count
+	if bad == "" && maxKey != n {
+		bad = fmt.Sprintf("a hole (largest index %d, element count %d)", maxKey, n)
+	}
+	return n, bad == "", bad
 }
 
 // appendJSONString quotes s as a JSON string without HTML escaping; invalid
@@ -290,6 +368,7 @@ func (e *luaEnv) toLua(v any, depth int) (lua.LValue, error) {
 		return lua.LString(v), nil
 	case []any:
 		t := e.L.CreateTable(len(v), 0)
+		t.Metatable = e.marks.array
 		for i, x := range v {
 			lv, err := e.toLua(x, depth+1)
 			if err != nil {
@@ -300,6 +379,7 @@ func (e *luaEnv) toLua(v any, depth int) (lua.LValue, error) {
 		return t, nil
 	case map[string]any:
 		t := e.L.CreateTable(0, len(v))
+		t.Metatable = e.marks.object
 		for k, x := range v {
 			lv, err := e.toLua(x, depth+1)
 			if err != nil {

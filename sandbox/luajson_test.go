@@ -55,6 +55,16 @@ func TestToJSON(t *testing.T) {
 		{`{[true] = 1}`, `{"true":1}`, ""},
 		{`{[1] = "num", ["1"] = "str"}`, `{"1":"str"}`, ""},
 		{`{z = 1, a = {b = {c = "d"}}}`, `{"a":{"b":{"c":"d"}},"z":1}`, ""},
+		{`json.array()`, `[]`, ""},
+		{`json.array(1, nil, "x", nil)`, `[1,null,"x",null]`, ""},
+		{`{list = json.array(), obj = json.object()}`, `{"list":[],"obj":{}}`, ""},
+		{`json.object{k = json.array(json.array()), "a", "b"}`, `{"1":"a","2":"b","k":[[]]}`, ""},
+		{`(function() local a = json.array() a[#a + 1] = "x" table.insert(a, "y") return a end)()`, `["x","y"]`, ""},
+		{`(function() local o = json.object() o[1] = "x" return o end)()`, `{"1":"x"}`, ""},
+		{`setmetatable(json.array(), nil)`, `{}`, ""},
+		{`(function() local a = json.array(1) a.n = 1 return a end)()`, ``, `cannot encode an array (from JSON or json.array) with the key "n"; its keys must be 1..n`},
+		{`(function() local a = json.array() a[3] = 1 return a end)()`, ``, `cannot encode an array (from JSON or json.array) with a hole (largest index 3, element count 1); its keys must be 1..n`},
+		{`{x = {json.array(1, 2, 3)}}`, `{"x":[[1,2,3]]}`, ""},
 		{`0/0`, ``, "cannot encode NaN (JSON has no NaN or infinity)"},
 		{`{x = 1/0}`, ``, "cannot encode inf (JSON has no NaN or infinity)"},
 		{`{f = print}`, ``, "cannot encode a function value"},
@@ -107,8 +117,44 @@ func TestFromJSON(t *testing.T) {
 	}
 }
 
-// FuzzJSONRoundTrip: JSON → Lua → JSON keeps the value, except that an
-// empty array comes back as an empty object (Lua cannot tell them apart).
+// TestJSONMarks: decoded arrays and objects keep their kind on the way back,
+// empty or not, and when the script adds to them.
+func TestJSONMarks(t *testing.T) {
+	e := newTestEnv(t)
+	tests := []struct {
+		name string
+		in   string // JSON, decoded into v
+		code string // returns the value to encode
+		want string
+	}{
+		{"round trip", `{"a":[],"b":{}}`, `return v`, `{"a":[],"b":{}}`},
+		{"nested empties", `[[],{},[[]],{"x":[]}]`, `return v`, `[[],{},[[]],{"x":[]}]`},
+		{"append to empty array", `{"a":[]}`, `v.a[#v.a + 1] = 1 return v.a`, `[1]`},
+		{"table.insert into empty array", `[]`, `table.insert(v, "x") return v`, `["x"]`},
+		{"emptied array", `[1,2]`, `v[2] = nil v[1] = nil return v`, `[]`},
+		{"integer key into object", `{}`, `v[1] = true return v`, `{"1":true}`},
+		{"json.decode marks too", `null`, `return json.decode('{"e":[]}')`, `{"e":[]}`},
+		{"unmarked empty", `null`, `return {}`, `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := e.fromJSON([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.L.SetGlobal("v", v)
+			if err := e.L.DoString("__v = (function() " + tt.code + " end)()"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.toJSON(e.L.GetGlobal("__v"))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzJSONRoundTrip: JSON → Lua → JSON keeps the value.
 func FuzzJSONRoundTrip(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `[[],{}]`, `"\u00e9\n"`, `1e-7`, `[null,null]`, `{"1":2}`} {
 		f.Add(s)
@@ -131,25 +177,8 @@ func FuzzJSONRoundTrip(f *testing.F) {
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("%s: invalid JSON out: %s", s, out)
 		}
-		if diff := cmp.Diff(emptyArraysAsObjects(want), got); diff != "" {
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s → %s (-want +got):\n%s", s, out, diff)
 		}
 	})
-}
-
-func emptyArraysAsObjects(v any) any {
-	switch v := v.(type) {
-	case []any:
-		if len(v) == 0 {
-			return map[string]any{}
-		}
-		for i := range v {
-			v[i] = emptyArraysAsObjects(v[i])
-		}
-	case map[string]any:
-		for k := range v {
-			v[k] = emptyArraysAsObjects(v[k])
-		}
-	}
-	return v
 }

@@ -14,18 +14,29 @@ import (
 )
 
 // bridgeServer is the parent's end of the bridge: it sends the run frame,
-// serves the child's requests concurrently (at most MaxConcurrency in
-// flight) and records the done notification. The child is untrusted: a
-// malformed, oversized or unknown frame kills it.
+// serves the child's requests concurrently and records the done
+// notification. The child is untrusted: a malformed, oversized or unknown
+// frame kills it.
+//
+// Whatever the child sends, the parent's cost stays bounded: at most
+// MaxConcurrency admitted requests are in flight, each in one goroutine that
+// holds a slot of sem until its response is written, and while every slot
+// is taken the serve loop reads no further frame (the child's writes then
+// block on the full pipe). Requests past MaxToolCalls are answered by the
+// serve loop itself, without a goroutine, and a child that keeps sending
+// them is killed (maxRefusedCalls). A response write that blocks because
+// the child does not read blocks at most until the wall timeout (or ctx)
+// kills the child, which breaks the pipe.
 type bridgeServer struct {
 	c    *child
 	host Host
 	w    *frameWriter
-	sem  chan struct{}
+	sem  chan struct{}  // one slot per admitted request in flight
 	wg   sync.WaitGroup // response writers and the run frame writer
 
 	admitted    int                // requests passed to the host; serve goroutine only
-	inflight    map[int64]struct{} // ids awaiting a response
+	refused     int                // requests refused past MaxToolCalls; serve goroutine only
+	inflight    map[int64]struct{} // ids of admitted requests awaiting a response
 	inflightMu  sync.Mutex
 	calls       atomic.Int64
 	resultBytes atomic.Int64
@@ -102,26 +113,41 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 var knownKinds = map[string]bool{"syntax": true, "runtime": true, "timeout": true, "memory": true,
 	"cpu": true, "output": true, "limit": true, "killed": true}
 
+// maxRefusedCalls is how many requests past MaxToolCalls a run may make
+// before the child is killed: a script that catches the limit error a few
+// times and stops is fine; one that keeps calling is looping (or hostile).
+const maxRefusedCalls = 100
+
 // request admits one call or search: it checks the id and the call limit,
-// waits for a concurrency slot and answers in its own goroutine.
+// waits for a concurrency slot and answers in its own goroutine. A request
+// past the call limit is refused from the serve loop, with no goroutine.
 func (b *bridgeServer) request(ctx context.Context, f *frame) bool {
 	if f.ID <= 0 {
 		b.protocolError("%s request without a positive id", f.Method)
 		return false
 	}
+	admit := b.admitted < b.c.lim.MaxToolCalls
 	b.inflightMu.Lock()
 	_, dup := b.inflight[f.ID]
-	b.inflight[f.ID] = struct{}{}
+	if admit && !dup {
+		b.inflight[f.ID] = struct{}{}
+	}
 	b.inflightMu.Unlock()
 	if dup {
 		b.protocolError("request id %d reused while in flight", f.ID)
 		return false
 	}
-	if b.admitted >= b.c.lim.MaxToolCalls {
-		b.wg.Go(func() {
-			b.reply(f.ID, nil, fmt.Sprintf("tool call limit of %d per run reached; do more per call or raise %s",
-				b.c.lim.MaxToolCalls, hintToolCalls))
-		})
+	if !admit {
+		b.refused++
+		if b.refused > maxRefusedCalls {
+			b.c.kill(&ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+				"the script kept calling tools past the tool call limit of %d per run (%d more calls refused); "+
+					"stop calling once a call fails with the limit error, do more per call or raise %s",
+				b.c.lim.MaxToolCalls, maxRefusedCalls, hintToolCalls)})
+			return false
+		}
+		b.reply(f.ID, nil, fmt.Sprintf("tool call limit of %d per run reached; do more per call or raise %s",
+			b.c.lim.MaxToolCalls, hintToolCalls))
 		return true
 	}
 	b.admitted++
@@ -134,6 +160,9 @@ func (b *bridgeServer) request(ctx context.Context, f *frame) bool {
 	b.wg.Go(func() {
 		defer func() { <-b.sem }()
 		result, msg := b.dispatch(ctx, f)
+		b.inflightMu.Lock()
+		delete(b.inflight, f.ID) // before the write: the child may reuse the id once it has the response
+		b.inflightMu.Unlock()
 		b.reply(f.ID, result, msg)
 	})
 	return true
@@ -198,13 +227,9 @@ func (b *bridgeServer) errorText(ctx context.Context, name string, err error) st
 }
 
 // reply sends a response: the result, or msg when it is not empty. A result
-// too big for a frame is replaced by an error the script can act on.
+// too big for a frame is replaced by an error the script can act on. It
+// blocks while the child does not read, until the child is killed.
 func (b *bridgeServer) reply(id int64, result json.RawMessage, msg string) {
-	defer func() {
-		b.inflightMu.Lock()
-		delete(b.inflight, id)
-		b.inflightMu.Unlock()
-	}()
 	resp := &frame{ID: id}
 	if msg != "" {
 		resp.Error = &frameError{Message: msg}
