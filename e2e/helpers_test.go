@@ -465,3 +465,44 @@ func runCLIWithin(t *testing.T, d time.Duration, args ...string) cliResult {
 	checkTmp(t, tmp)
 	return res
 }
+
+// namesServer reports whether out names the upstream server by itself, not only
+// inside a qualified tool name (memory.read_graph, tools.memory.read_graph) or a
+// package or path (server-memory), which the text of any failed call through
+// that server may hold.
+func namesServer(out, server string) bool {
+	ident := func(c byte) bool {
+		return c == '_' || c == '-' || c == '/' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(out[i:], server)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(server)
+		i = start + 1
+		if start > 0 && (ident(out[start-1]) || out[start-1] == '.') {
+			continue
+		}
+		if end < len(out) && ident(out[end]) {
+			continue
+		}
+		if end+1 < len(out) && out[end] == '.' && ident(out[end+1]) {
+			continue // server.tool
+		}
+		return true
+	}
+}
+
+// checkUnavailable fails the test unless out, the text of a failed call, tells
+// the model what it must learn when an upstream went away: that the server is
+// unavailable or was disconnected, and which server.
+func checkUnavailable(t *testing.T, out, server string) {
+	t.Helper()
+	if !strings.Contains(out, "is unavailable") && !strings.Contains(out, "disconnected") {
+		t.Errorf("error does not say upstream %q is unavailable or disconnected:\n%s", server, out)
+	}
+	if !namesServer(out, server) {
+		t.Errorf("error names the server %q only inside a tool name, or not at all:\n%s", server, out)
+	}
+}
