@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -283,44 +282,4 @@ func TestScriptLimits(t *testing.T) {
 			t.Errorf("capped output is %d bytes, want about 1 KiB plus notices", len(out))
 		}
 	})
-}
-
-// TestShutdown: once the client goes (stdin closed) or toolfold is signalled, no
-// upstream it started is left running.
-func TestShutdown(t *testing.T) {
-	t.Parallel()
-	for _, how := range []string{"stdin closed", "SIGTERM"} {
-		t.Run(how, func(t *testing.T) {
-			ups, _ := npmTrio(t)
-			pidFiles := map[string]string{}
-			for name, u := range ups {
-				pidFiles[name] = t.TempDir() + "/" + name + ".pid"
-				ups[name] = withPIDFile(t, u, pidFiles[name])
-			}
-			p := startStdioProc(t, writeConfig(t, configYAML(ups)))
-			if tools, _ := listTools(t, p.cs); len(tools) != 2 {
-				t.Fatalf("%d tools", len(tools))
-			}
-			pids := map[string]int{}
-			for name, f := range pidFiles {
-				pids[name] = readPID(t, f, 0, 30*time.Second)
-			}
-			start := time.Now()
-			if how == "SIGTERM" {
-				if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-					t.Fatal(err)
-				}
-			}
-			p.close()
-			if how == "stdin closed" && (time.Since(start) >= exitGrace || p.closeErr != nil) {
-				t.Errorf("toolfold did not exit cleanly within %v of its stdin closing: %v", exitGrace, p.closeErr)
-			}
-			t.Logf("toolfold exited after %v: %v", time.Since(start).Round(time.Millisecond), p.cmd.ProcessState)
-			for name, pid := range pids {
-				if pidAlive(pid) {
-					t.Errorf("upstream %s (pid %d) still running after toolfold exited", name, pid)
-				}
-			}
-		})
-	}
 }
