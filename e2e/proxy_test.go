@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -180,6 +181,38 @@ return {count = #graph.entities, name = e.name, type = e.entityType, observation
 	if err != nil || !strings.Contains(string(stored), "stored by a script") {
 		t.Errorf("memory file does not hold the entity (err %v):\n%s", err, stored)
 	}
+}
+
+// emptyEntitiesRE matches an empty "entities" array in JSON, however spaced.
+var emptyEntitiesRE = regexp.MustCompile(`"entities"\s*:\s*\[\s*\]`)
+
+// TestScriptEmptyArrays: an empty Lua table reaches the upstream as [] where the
+// tool's input schema says array (the memory server rejects {}), and an empty
+// array a tool returns stays one through json.encode.
+func TestScriptEmptyArrays(t *testing.T) {
+	t.Parallel()
+	ups, _ := npmTrio(t)
+	cs := startStdio(t, writeConfig(t, configYAML(map[string]upstream{"memory": ups["memory"]})))
+
+	// First, while the graph is empty.
+	t.Run("empty array from a tool, json.encode", func(t *testing.T) {
+		out := scriptOK(t, cs, "local g = tools.memory.read_graph{}\nreturn json.encode(g)")
+		var encoded string
+		if returned(t, out, &encoded); !emptyEntitiesRE.MatchString(encoded) {
+			t.Errorf("json.encode(read_graph{}) of an empty graph = %s, want \"entities\":[]\nfull text:\n%s", encoded, out)
+		}
+	})
+	t.Run("empty table for an array argument", func(t *testing.T) {
+		out := scriptOK(t, cs, `tools.memory.create_entities{entities = {{name = "e", entityType = "t", observations = {}}}}
+local g = tools.memory.open_nodes{names = {"e"}}
+return {entities = #g.entities, name = g.entities[1].name, observations = #g.entities[1].observations}`)
+		var got map[string]any
+		returned(t, out, &got)
+		want := map[string]any{"entities": 1.0, "name": "e", "observations": 0.0}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("entity with no observations read back (-want +got):\n%s\nfull text:\n%s", diff, out)
+		}
+	})
 }
 
 func TestScriptAcrossServers(t *testing.T) {
