@@ -22,6 +22,12 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	ix := h.p.catalog.Load()
 	hit, ok := ix.Resolve(name)
 	if !ok {
+		// A server that is down may never have listed its tools: say it
+		// is unavailable rather than that the tool does not exist.
+		if s, ok := h.p.serverOf(name); ok && s.State != StateReady {
+			err := &UnavailableError{Server: s.Name, Reason: unavailableReason(s)}
+			return nil, &sandbox.ToolError{Tool: name, Msg: err.Error()}
+		}
 		return nil, &sandbox.ToolError{Tool: name, Msg: unknownToolMessage(ix, name)}
 	}
 	qname := hit.QName
@@ -54,6 +60,21 @@ func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}
 	return text, nil
+}
+
+// serverOf finds the configured upstream a tool name starts with, by its
+// name or its script identifier.
+func (p *Proxy) serverOf(name string) (UpstreamStatus, bool) {
+	prefix, _, ok := strings.Cut(name, ".")
+	if !ok {
+		return UpstreamStatus{}, false
+	}
+	for _, s := range p.pool.Status() {
+		if s.Name == prefix || index.ScriptIdent(s.Name) == prefix {
+			return s, true
+		}
+	}
+	return UpstreamStatus{}, false
 }
 
 func unknownToolMessage(ix *index.Index, name string) string {

@@ -271,6 +271,10 @@ func TestBrokenUpstreamDoesNotStopOthers(t *testing.T) {
 	if isErr || !strings.Contains(text, `=> {"sum":3}`) {
 		t.Errorf("calc call: %q", text)
 	}
+	text, isErr = runLua(t, cs, `return tools.broken.anything{}`)
+	if !isErr || !strings.Contains(text, `upstream "broken" is unavailable`) {
+		t.Errorf("call to the broken server: %q; want it named unavailable", text)
+	}
 }
 
 func TestScriptValue(t *testing.T) {
