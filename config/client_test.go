@@ -43,7 +43,8 @@ func TestClaudeDesktop(t *testing.T) {
 			std(Upstream{Name: "on", Transport: "stdio", Command: "x", Cwd: dir}),
 			std(Upstream{Name: "broken", URL: "http://h/sse", Disabled: true}),
 		},
-		Sandbox: DefaultSandbox,
+		Sandbox:   DefaultSandbox,
+		Telemetry: Telemetry{ServiceName: DefaultServiceName},
 		Warnings: []string{
 			file + `:2:3: ignored top-level keys "globalShortcut": toolfold reads only "mcpServers"`,
 			file + `:8:7: mcpServers.filesystem.autoApprove: ignored: toolfold does not use "autoApprove"`,

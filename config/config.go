@@ -17,6 +17,7 @@ type Config struct {
 	Upstreams []Upstream // in file order; names are unique
 	Sandbox   Sandbox
 	HTTP      HTTP
+	Telemetry Telemetry // OpenTelemetry exporters; without a section, nothing is exported
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string
@@ -114,7 +115,7 @@ func Parse(filename string, data []byte, opts *LoadOptions) (*Config, error) {
 	if opts != nil && opts.LookupEnv != nil {
 		lookup = opts.LookupEnv
 	}
-	cfg := &Config{Sandbox: DefaultSandbox}
+	cfg := &Config{Sandbox: DefaultSandbox, Telemetry: Telemetry{ServiceName: DefaultServiceName}}
 	display := filename
 	if display == "" {
 		display = "<input>"

@@ -68,6 +68,9 @@ func TestSampleConfig(t *testing.T) {
 	if cfg.Sandbox != DefaultSandbox || cfg.HTTP != (HTTP{}) {
 		t.Errorf("sandbox %+v, http %+v: want the defaults", cfg.Sandbox, cfg.HTTP)
 	}
+	if diff := cmp.Diff(Telemetry{ServiceName: DefaultServiceName}, cfg.Telemetry); diff != "" {
+		t.Errorf("telemetry (-want +got): the sample exports nothing unless asked\n%s", diff)
+	}
 }
 
 func TestToolfoldFormat(t *testing.T) {
@@ -126,7 +129,8 @@ http:
 		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
 			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
 			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4},
-		HTTP: HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
+		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
+		Telemetry: Telemetry{ServiceName: "toolfold"},
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)

@@ -1,6 +1,6 @@
 // Package config loads toolfold's configuration: which MCP servers sit
-// behind the proxy (the upstreams), the limits of run_script, and the HTTP
-// listener. Load returns a *Config that is fully checked, with every
+// behind the proxy (the upstreams), the limits of run_script, the HTTP
+// listener, and where telemetry goes. Load returns a *Config that is fully checked, with every
 // default applied and every ${VAR} expanded, so the rest of toolfold never
 // looks at a zero value or an unexpanded string.
 //
@@ -28,16 +28,35 @@
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765
 //	  bearer_token: ${TOOLFOLD_TOKEN}
+//	telemetry:                      # OpenTelemetry; see Telemetry
+//	  traces_exporter: otlp         # otlp, console (stderr) or none
+//	  metrics_exporter: none
+//	  endpoint: http://127.0.0.1:4317
+//	  protocol: grpc                # or http/protobuf
+//	  headers: {x-api-key: "${OTLP_KEY}"}
 //
 // The transport is inferred (command → stdio, url → http) or written out as
 // "transport: stdio|http". Durations use Go syntax (30s, 2m, 1h30m). Sizes
 // are a number of bytes or a number with a unit: 64KiB, 512MiB, 1GiB
 // (powers of 1024), 10MB, 1.5GB (powers of 1000).
 //
+// # Telemetry
+//
+// The "telemetry:" section says where OpenTelemetry traces and metrics go:
+// service_name (default "toolfold"), traces_exporter and metrics_exporter
+// (otlp, console or none), endpoint (an OTLP base URL: over http/protobuf,
+// /v1/traces and /v1/metrics are appended), protocol (grpc or
+// http/protobuf; "http" is short for the latter), headers (sent with
+// every export) and capture_content (record arguments, results, script
+// code and queries on spans; default false). Without the section nothing
+// is exported. The standard OTEL_* environment variables override it;
+// cmd/toolfold resolves the two and documents how.
+//
 // # Environment variables
 //
-// command, args, env values, cwd, url, header values and http.bearer_token
-// may refer to the environment: ${VAR}, ${VAR:-default} (used when VAR is
+// command, args, env values, cwd, url, header values, http.bearer_token,
+// telemetry.endpoint and telemetry.headers values may refer to the
+// environment: ${VAR}, ${VAR:-default} (used when VAR is
 // unset or empty), ${VAR-default} (when unset), ${env:VAR}; "$$" is a
 // literal "$". A bare $VAR is left alone. An unset ${VAR} without a default
 // is an error, except in a disabled upstream. Error messages name

@@ -8,7 +8,8 @@ import (
 )
 
 // expander resolves ${...} references in the fields that allow them:
-// command, args, env values, cwd, url, header values and http.bearer_token.
+// command, args, env values, cwd, url, header values, http.bearer_token,
+// telemetry.endpoint and telemetry.headers values.
 //
 //	${NAME}          the variable; an error when it is not set
 //	${NAME:-word}    the variable, or word when it is unset or empty

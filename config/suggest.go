@@ -17,6 +17,9 @@ var aliases = map[string]string{
 	"concurrency": "max_concurrency", "maxframebytes": "max_frame", "framebytes": "max_frame",
 	"filebytes": "file_size", "cpu": "cpu_time", "nproc": "processes", "nofile": "open_files",
 	"address": "addr", "listen": "addr", "token": "bearer_token", "bearer": "bearer_token",
+	"otel": "telemetry", "opentelemetry": "telemetry", "tracing": "telemetry", "observability": "telemetry",
+	"url": "endpoint", "otlpendpoint": "endpoint", "service": "service_name", "traces": "traces_exporter",
+	"metrics": "metrics_exporter", "capture": "capture_content",
 }
 
 // unknownKey is the message for a key that is not in known, with a
