@@ -10,21 +10,29 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
 )
 
 // The middleware chains, declared once. In each list the first entry runs
 // first (outermost): the SDK applies them right to left.
 
 // clientChain wraps every request the client sends to toolfold.
-func clientChain(log *slog.Logger, life context.Context) []mcp.Middleware {
+func clientChain(log *slog.Logger, life context.Context, tel *telemetry) []mcp.Middleware {
 	return []mcp.Middleware{
 		// recover is outermost so a panic anywhere below, in a handler or
 		// another middleware, becomes an internal error for that one
 		// request instead of killing every session (the SDK does not
 		// recover handler panics).
 		recoverMiddleware(log),
+		// trace opens the SERVER span, continuing the client's trace from
+		// params._meta, before anything else runs, so that every span
+		// below (the script, its upstream calls) is its child and the
+		// duration covers the whole request. Inside recover: a panic
+		// below still ends the span (marked failed) on its way up.
+		tel.serverMiddleware(),
 		// log sits inside recover so it still records requests whose
-		// handler panicked, with the error recover produced.
+		// handler panicked, with the error recover produced; inside trace
+		// so that its context carries the span.
 		logMiddleware(log.With("edge", "client")),
 		// lifetime is innermost: it only changes the context the handler
 		// sees, tying it to the proxy's life, so that shutdown cancels a
@@ -46,12 +54,18 @@ func lifetimeMiddleware(life context.Context) mcp.Middleware {
 	}
 }
 
-// upstreamChain wraps every request toolfold sends to an upstream.
-func upstreamChain(log *slog.Logger) []mcp.Middleware {
+// upstreamChain wraps every request toolfold sends to the upstream up.
+func upstreamChain(log *slog.Logger, tel *telemetry, up config.Upstream) []mcp.Middleware {
 	return []mcp.Middleware{
-		// log is outermost on the upstream edge; the PII rewrite middleware
-		// (a later issue) goes innermost, below it, so that logs and traces
-		// only ever see tokens.
+		// trace is outermost on the upstream edge: its CLIENT span (a
+		// child of the script's span when a script called) times the
+		// request as the caller waits for it, including the probe timeout
+		// below, and replaces any trace context in params._meta with its
+		// own, so no client's values are forwarded upstream.
+		tel.clientMiddleware(up),
+		// log sits inside trace, so its context carries the span. The PII
+		// rewrite middleware (a later issue) goes innermost, below both,
+		// so that logs and traces only ever see tokens.
 		logMiddleware(log.With("edge", "upstream")),
 		// discoverTimeout bounds the go-sdk's 2026-07-28 server/discover
 		// probe: a legacy server that silently drops requests before

@@ -1,9 +1,9 @@
 // Package proxy is toolfold's core: the client-facing MCP server, the pool
 // of upstream sessions, and the two tools that replace the upstreams' own.
 //
-//	client ⇄ mcp.Server ─[recover, log]─▶ search_tools ─▶ index
-//	                                  └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
-//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[log]─▶ upstream server
+//	client ⇄ mcp.Server ─[recover, trace, log, lifetime]─▶ search_tools ─▶ index
+//	                                                  └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
+//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover]─▶ upstream server
 //
 // A Proxy is built from a validated config.Config (New), connects every
 // upstream concurrently in the background (Start), and serves its
@@ -18,6 +18,12 @@
 //
 // Middleware order is declared once, in chain.go. Handlers hold only their
 // own logic (tools.go for the two tools, host.go for what a script reaches).
+//
+// OpenTelemetry (telemetry.go, the API only) traces every hop: a SERVER span
+// per client request continuing the client's trace from params._meta, an
+// INTERNAL span per script run and search, a CLIENT span per upstream
+// request whose context goes upstream in params._meta; with the MCP duration
+// histograms and toolfold's counters. Options without providers cost nothing.
 //
 // Errors come in two planes: malformed requests (a missing code, an unknown
 // detail level) are JSON-RPC invalid-params errors; everything the model can

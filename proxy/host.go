@@ -55,7 +55,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 
 // Search serves search_tools(...) inside scripts.
 func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int) (string, error) {
-	text, err := h.p.Search(query, detail, limit, "")
+	text, err := h.p.search(ctx, query, detail, limit, "")
 	if err != nil {
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}

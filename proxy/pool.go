@@ -27,6 +27,11 @@ type Pool struct {
 // NewPool prepares a pool; Start connects it. onChange is called (from any
 // goroutine) whenever an upstream's tools or state change.
 func NewPool(ups []config.Upstream, log *slog.Logger, version string, onChange func()) *Pool {
+	return newPool(ups, log, version, onChange, nil)
+}
+
+// newPool is NewPool with the proxy's telemetry (nil: none).
+func newPool(ups []config.Upstream, log *slog.Logger, version string, onChange func(), tel *telemetry) *Pool {
 	p := &Pool{log: log, byName: make(map[string]*upstream), onChange: onChange}
 	notify := func() {
 		if p.onChange != nil {
@@ -34,7 +39,7 @@ func NewPool(ups []config.Upstream, log *slog.Logger, version string, onChange f
 		}
 	}
 	for _, c := range ups {
-		u := newUpstream(c, log, version, notify)
+		u := newUpstream(c, log, version, notify, tel)
 		p.ups = append(p.ups, u)
 		p.byName[c.Name] = u
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/sandbox"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure a Proxy. A nil *Options is valid: every zero field has
@@ -21,6 +23,12 @@ type Options struct {
 	// Runners serve run_script, by language. Nil means the Lua runner,
 	// re-executing this binary (its main must call sandbox.ChildMain).
 	Runners []sandbox.Runner
+
+	// OpenTelemetry (telemetry.go). The proxy uses the API only; the caller
+	// installs the SDK and exporters.
+	TracerProvider trace.TracerProvider // nil: no tracing, no cost (noop)
+	MeterProvider  metric.MeterProvider // nil: no metrics (noop)
+	CaptureContent bool                 // record tool arguments/results on spans (off by default)
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -34,6 +42,7 @@ type Proxy struct {
 	runners map[string]sandbox.Runner
 	langs   []string
 	server  *mcp.Server
+	tel     *telemetry // nil when neither provider is set
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
@@ -66,6 +75,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		version = "dev"
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
+	p.tel = newTelemetry(opts, version, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
@@ -76,13 +86,13 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.runners[r.Language()] = r
 		p.langs = append(p.langs, r.Language())
 	}
-	p.pool = NewPool(cfg.Upstreams, log, version, p.refresh)
+	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
 	p.catalog.Store(index.New(nil, p.serverInfos()))
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
 	})
-	p.server.AddReceivingMiddleware(clientChain(log, p.life)...)
+	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel)...)
 	p.advertise()
 	return p
 }

@@ -66,7 +66,21 @@ func testConfig(ups ...config.Upstream) *config.Config {
 // startProxy starts a proxy and a client session connected to it in memory.
 func startProxy(t testing.TB, cfg *config.Config) (*Proxy, *mcp.ClientSession) {
 	t.Helper()
-	p := New(cfg, &Options{Runners: []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}})
+	return startProxyWith(t, cfg, nil)
+}
+
+// startProxyWith is startProxy with options; the Lua runner re-executes
+// the test binary unless opts names runners.
+func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *mcp.ClientSession) {
+	t.Helper()
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Runners == nil {
+		o.Runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}
+	}
+	p := New(cfg, &o)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p.Start(context.Background())

@@ -103,7 +103,7 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, err := p.Search(in.Query, in.Detail, in.Limit, in.Server)
+	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server)
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, err
@@ -116,8 +116,20 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // Search runs search_tools. A bad detail or limit is a protocol error
 // (*jsonrpc.Error); an unknown server filter is an error the model can fix.
 func (p *Proxy) Search(query, detail string, limit int, server string) (string, error) {
+	return p.search(context.Background(), query, detail, limit, server)
+}
+
+// search is Search inside a span, a child of ctx's.
+func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server string) (string, error) {
+	return p.tel.traceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
+		return p.searchCatalog(query, detail, limit, server)
+	})
+}
+
+// searchCatalog renders the hits of one search and counts them.
+func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (string, int, error) {
 	if strings.TrimSpace(query) == "" {
-		return "", invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
+		return "", 0, invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
 	}
 	if detail == "" {
 		detail = string(index.DetailSummary)
@@ -125,10 +137,10 @@ func (p *Proxy) Search(query, detail string, limit int, server string) (string, 
 	switch index.Detail(detail) {
 	case index.DetailName, index.DetailSummary, index.DetailFull:
 	default:
-		return "", invalidParams(fmt.Sprintf("detail must be name, summary or full, not %q", detail))
+		return "", 0, invalidParams(fmt.Sprintf("detail must be name, summary or full, not %q", detail))
 	}
 	if limit < 0 || limit > 50 {
-		return "", invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
+		return "", 0, invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
 	}
 	ix := p.catalog.Load()
 	if server != "" && !slices.ContainsFunc(ix.Servers(), func(s index.ServerInfo) bool { return s.Name == server }) {
@@ -136,10 +148,10 @@ func (p *Proxy) Search(query, detail string, limit int, server string) (string, 
 		for _, s := range ix.Servers() {
 			names = append(names, s.Name)
 		}
-		return "", fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
+		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
 	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server})
-	return ix.Render(query, hits, index.Detail(detail), p.defaultLanguage()), nil
+	return ix.Render(query, hits, index.Detail(detail), p.defaultLanguage()), len(hits), nil
 }
 
 func (p *Proxy) defaultLanguage() string {
@@ -188,7 +200,9 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 	case <-ctx.Done():
 		return "", false, ctx.Err()
 	}
+	ctx, span := p.tel.startScript(ctx, lang, code)
 	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p})
+	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()

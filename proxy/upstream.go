@@ -47,6 +47,7 @@ func (e *UnavailableError) Error() string {
 type upstream struct {
 	cfg      config.Upstream
 	log      *slog.Logger
+	tel      *telemetry // nil: no telemetry
 	version  string
 	onChange func() // called after tools or state change; must not block long
 
@@ -66,9 +67,10 @@ type upstream struct {
 	stdio        *stdioTransport
 }
 
-func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func()) *upstream {
+func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func(), tel *telemetry) *upstream {
 	u := &upstream{
 		cfg:       cfg,
+		tel:       tel,
 		log:       log.With("upstream", cfg.Name),
 		version:   version,
 		onChange:  onChange,
@@ -144,7 +146,7 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 			}
 		},
 	})
-	client.AddSendingMiddleware(upstreamChain(u.log)...)
+	client.AddSendingMiddleware(upstreamChain(u.log, u.tel, u.cfg)...)
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
 		err = u.explain("connect", ctx, err, stdio)
