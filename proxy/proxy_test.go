@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -499,4 +500,13 @@ func setVar[T any](t *testing.T, v *T, val T) {
 	old := *v
 	*v = val
 	t.Cleanup(func() { *v = old })
+}
+
+// config cannot import sandbox (leaf packages stay independent), so the two
+// sets of defaults are written twice; this keeps them equal.
+func TestSandboxDefaultsAgree(t *testing.T) {
+	got := (&Proxy{cfg: &config.Config{Sandbox: config.DefaultSandbox}}).limits()
+	if diff := cmp.Diff(sandbox.DefaultLimits, got); diff != "" {
+		t.Errorf("config.DefaultSandbox and sandbox.DefaultLimits differ (-sandbox +config):\n%s", diff)
+	}
 }
