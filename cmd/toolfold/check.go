@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,10 +27,15 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
+	ts, err := resolveTelemetry(cfg.Telemetry, os.Getenv)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
+	fmt.Fprintf(stdout, "telemetry: %s\n\n", ts)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
-	p := startProxy(ctx, cfg, log, 24*time.Hour)
+	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
 	defer p.Close()
 
 	failed := printUpstreams(stdout, p.Status())

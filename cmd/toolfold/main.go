@@ -7,7 +7,8 @@
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
 //	toolfold version
 //
-// This is the only package that reads flags and the environment.
+// This is the only package that reads flags and the environment, and the
+// only one that installs the OpenTelemetry SDK and exporters (telemetry.go).
 package main
 
 import (
@@ -57,6 +58,10 @@ Usage:
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
 mcp.json (an "mcpServers" or "servers" map). Logs go to stderr; set the level
 with --log-level debug|info|warn|error or $TOOLFOLD_LOG.
+
+serve exports OpenTelemetry traces and metrics only when the config's telemetry
+section or the OTEL_* variables (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
+…) ask for it; check prints where they go.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {

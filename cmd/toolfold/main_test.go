@@ -65,3 +65,15 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf("parse: %v %q %q %q", err, pos, *detail, c.config)
 	}
 }
+
+func TestServeRefusesBadTelemetryEnvironment(t *testing.T) {
+	t.Setenv("OTEL_TRACES_EXPORTER", "zipkin")
+	cfg := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(cfg, []byte("upstreams:\n  x:\n    command: /bin/true\n"), 0o600)
+	for _, cmd := range []string{"serve", "check"} {
+		code, _, errs := runCLI(t, cmd, "-c", cfg)
+		if code != exitUsage || !strings.Contains(errs, "OTEL_TRACES_EXPORTER=zipkin: toolfold exports otlp or console, or none") {
+			t.Errorf("%s with OTEL_TRACES_EXPORTER=zipkin: %d %q", cmd, code, errs)
+		}
+	}
+}

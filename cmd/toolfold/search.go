@@ -32,7 +32,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// A terminal user asked for a result: wait for every upstream's
 	// connect_timeout, as check does, rather than serve's startup bound.
-	p := startProxy(ctx, cfg, log, 24*time.Hour)
+	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
 	defer p.Close()
 	text, err := p.Search(strings.Join(pos, " "), *detail, *limit, *server)
 	if err != nil {
@@ -76,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	p := startProxy(ctx, cfg, log, 24*time.Hour)
+	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
 	defer p.Close()
 	text, failed, err := p.RunScript(ctx, string(code), *lang)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/toolfold/toolfold/config"
@@ -42,7 +43,29 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 			return fail(stderr, "%v", err)
 		}
 	}
-	p := startProxy(ctx, cfg, log, startupWait)
+	ts, err := resolveTelemetry(cfg.Telemetry, os.Getenv)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	tel, err := startTelemetry(context.WithoutCancel(ctx), ts, buildVersion(), stderr, log)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if !ts.off() {
+		log.Info("telemetry: " + ts.String())
+	}
+	// Deferred first, so it runs last: spans of requests that end while the
+	// proxy closes are still flushed.
+	defer func() {
+		if err := tel.shutdown(); err != nil {
+			log.Warn("telemetry: flushing on exit", "err", err)
+		}
+	}()
+	p := startProxy(ctx, cfg, log, startupWait, &proxy.Options{
+		TracerProvider: tel.tracer,
+		MeterProvider:  tel.meter,
+		CaptureContent: ts.CaptureContent,
+	})
 	defer p.Close()
 	if addr == "" {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
@@ -58,9 +81,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	return exitOK
 }
 
-// startProxy connects the upstreams and waits up to wait for them.
-func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait time.Duration) *proxy.Proxy {
-	p := proxy.New(cfg, &proxy.Options{Logger: log, Version: buildVersion()})
+// startProxy connects the upstreams and waits up to wait for them. opts,
+// which may be nil, gets the logger and version.
+func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait time.Duration, opts *proxy.Options) *proxy.Proxy {
+	if opts == nil {
+		opts = &proxy.Options{}
+	}
+	opts.Logger, opts.Version = log, buildVersion()
+	p := proxy.New(cfg, opts)
 	p.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
