@@ -11,6 +11,11 @@
 // at once. Without node or npm the tests that need them are skipped, except under
 // CI=true, where they fail.
 //
+// Telemetry is checked against an OTLP receiver in the test process (gRPC and
+// HTTP, built from go.opentelemetry.io/proto/otlp): the spans of a run_script
+// call must arrive, with their parents, when toolfold exits. The test's own
+// OTEL_* variables never reach toolfold; tests that want some pass them.
+//
 // Every test has a deadline, and every process a test starts is checked at teardown:
 // toolfold must leave no upstream or script process running, and its stderr must
 // show no panic and no data race.

@@ -197,12 +197,18 @@ func (p *toolfoldProc) close() {
 }
 
 // toolfoldCmd is the toolfold binary with args and a TMPDIR of its own, for
-// checkTmp to inspect afterwards.
+// checkTmp to inspect afterwards. The test's OTEL_* variables are left out, so
+// that a developer's telemetry settings do not reach the processes under test.
 func toolfoldCmd(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	tmp := t.TempDir()
 	cmd := exec.CommandContext(ctx, needToolfold(t), args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	cmd.WaitDelay = exitGrace
 	return cmd, tmp
 }
@@ -241,8 +247,16 @@ func startStdio(t *testing.T, cfg string) *mcp.ClientSession {
 
 func startStdioProc(t *testing.T, cfg string) *toolfoldProc {
 	t.Helper()
+	return startStdioEnv(t, cfg)
+}
+
+// startStdioEnv is startStdioProc with environment variables ("NAME=value")
+// added to toolfold's.
+func startStdioEnv(t *testing.T, cfg string, env ...string) *toolfoldProc {
+	t.Helper()
 	p := &toolfoldProc{t: t, stderr: &syncBuffer{}}
 	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold-e2e", Version: "0"}, nil)
 	transport := &mcp.CommandTransport{Command: p.cmd, TerminateDuration: exitGrace}
