@@ -146,6 +146,18 @@ func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})), nil
 }
 
+// setup makes the logger and loads the config, printing any problem; ok
+// is false when the command should exit with exitUsage.
+func (c *common) setup(stderr io.Writer) (*slog.Logger, *config.Config, bool) {
+	log, err := c.logger(stderr)
+	if err != nil {
+		fail(stderr, "%v", err)
+		return nil, nil, false
+	}
+	cfg, ok := c.load(stderr, log)
+	return log, cfg, ok
+}
+
 // load reads the config, printing every problem.
 func (c *common) load(stderr io.Writer, log *slog.Logger) (*config.Config, bool) {
 	cfg, err := config.Load(c.config, nil)

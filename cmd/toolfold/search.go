@@ -22,11 +22,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if len(pos) == 0 {
 		return fail(stderr, "search needs a query, e.g. toolfold search \"read a file\"")
 	}
-	log, err := c.logger(stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	cfg, ok := c.load(stderr, log)
+	log, cfg, ok := c.setup(stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -68,11 +64,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *lang == "" {
 		*lang = languageOf(pos[0])
 	}
-	log, err := c.logger(stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	cfg, ok := c.load(stderr, log)
+	log, cfg, ok := c.setup(stderr)
 	if !ok {
 		return exitUsage
 	}

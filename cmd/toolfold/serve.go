@@ -26,11 +26,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	if _, err := parse(fs, args); err != nil {
 		return exitUsage
 	}
-	log, err := c.logger(stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	cfg, ok := c.load(stderr, log)
+	log, cfg, ok := c.setup(stderr)
 	if !ok {
 		return exitUsage
 	}
