@@ -1,0 +1,238 @@
+// toolfold's JavaScript prelude: run as `node --max-old-space-size=N -e <this file>`
+// by the sandbox (see sandbox/javascript.go). It reads the run frame from the
+// bridge (fd 4), runs the script as the body of an async function with
+// tools/call/searchTools bound, and sends the done frame on fd 3.
+'use strict';
+const fs = require('fs');
+const net = require('net');
+const vm = require('vm');
+const { Writable } = require('stream');
+const { Console } = require('console');
+const { createRequire } = require('module');
+
+// Output goes to fds 1 and 2 with blocking writes. Node's own stdout on a
+// pipe queues in memory when the pipe is full, and a script printing in a
+// loop never yields to drain it: it would run out of memory instead of
+// being stopped for its output.
+function syncStream(fd) {
+  return new Writable({
+    write(chunk, _enc, cb) {
+      let off = 0;
+      while (off < chunk.length) {
+        try {
+          off += fs.writeSync(fd, chunk, off);
+        } catch (e) {
+          if (e.code !== 'EAGAIN') return cb(e);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        }
+      }
+      cb();
+    },
+  });
+}
+const stdout = syncStream(1);
+const stderr = syncStream(2);
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => stdout });
+Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get: () => stderr });
+globalThis.console = new Console({ stdout, stderr });
+
+// The script's require resolves built-in modules and absolute paths only:
+// nothing in the working directory (the session's workspace, which an
+// earlier run may have filled) is found by a bare name.
+const scriptRequire = createRequire('/toolfold-script/');
+
+class ToolError extends Error {
+  constructor(message, tool) {
+    super(message);
+    this.name = 'ToolError';
+    this.tool = tool || '';
+  }
+}
+
+const out = new net.Socket({ fd: 3, readable: false, writable: true });
+const inp = new net.Socket({ fd: 4, readable: true, writable: false });
+const pending = new Map();
+let nextId = 0;
+let maxFrame = 1 << 30;
+let finished = false;
+
+function fatal(msg) {
+  try { fs.writeSync(2, `toolfold sandbox: bridge: ${msg}\n`); } finally { process.exit(3); }
+}
+out.on('error', (e) => fatal(e.message));
+out.unref(); // pending writes keep the process alive, an idle socket does not
+inp.on('error', (e) => fatal(e.message));
+
+function fmtBytes(n) {
+  for (const [shift, unit] of [[30, 'GiB'], [20, 'MiB'], [10, 'KiB']]) {
+    const u = 2 ** shift;
+    if (n >= u && n % u === 0) return `${n / u} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+// The bridge keeps the process alive only while requests are in flight, so
+// a script awaiting something that can never settle ends (beforeExit)
+// instead of waiting for the wall timeout.
+function track() {
+  if (pending.size > 0) inp.ref(); else inp.unref();
+}
+
+function request(method, params, what, tool) {
+  // Created here, in the script's call, so its stack names the script line.
+  const err = new ToolError('', tool);
+  const line = JSON.stringify({ id: ++nextId, method, params });
+  const size = Buffer.byteLength(line);
+  if (size > maxFrame) {
+    err.message = `${what} of ${size} bytes exceed the ${fmtBytes(maxFrame)} frame limit; ` +
+      'pass less data per call or raise sandbox.max_frame';
+    return Promise.reject(err);
+  }
+  return new Promise((resolve, reject) => {
+    pending.set(nextId, { resolve, reject, err });
+    track();
+    out.write(line + '\n');
+  });
+}
+
+function answer(f) {
+  const p = pending.get(f.id);
+  if (!p) return;
+  pending.delete(f.id);
+  track();
+  if (f.error) {
+    p.err.message = f.error.message || 'tool call failed';
+    p.reject(p.err);
+  } else {
+    p.resolve(f.result === undefined ? null : f.result);
+  }
+}
+
+function call(name, args) {
+  if (typeof name !== 'string' || name === '') {
+    return Promise.reject(new TypeError('call needs a tool name: await call("server.tool", {...})'));
+  }
+  const params = { name };
+  if (args !== undefined) params.args = args;
+  return request('call', params, 'the arguments to ' + name, name);
+}
+
+function searchTools(query, detail, limit) {
+  if (detail && typeof detail === 'object') ({ detail, limit } = detail);
+  const params = { query: String(query) };
+  if (detail) params.detail = String(detail);
+  if (limit) params.limit = Number(limit);
+  return request('search', params, 'the search query', 'search_tools');
+}
+
+function serverProxy(server) {
+  return new Proxy(Object.create(null), {
+    get(_, tool) {
+      if (typeof tool !== 'string' || tool === 'then') return undefined;
+      const name = server + '.' + tool;
+      return (args) => call(name, args);
+    },
+  });
+}
+
+const tools = new Proxy(Object.create(null), {
+  get(_, server) {
+    if (typeof server !== 'string' || server === 'then') return undefined;
+    return serverProxy(server);
+  },
+});
+
+// done sends the done frame, with valueJSON (the return value, encoded) or
+// params.error, and exits once it is written.
+function done(params, valueJSON) {
+  if (finished) return;
+  finished = true;
+  let line = valueJSON === undefined ? JSON.stringify({ method: 'done', params })
+    : '{"method":"done","params":{"value":' + valueJSON + '}}';
+  if (Buffer.byteLength(line) > maxFrame) {
+    line = JSON.stringify({ method: 'done', params: { error: { kind: 'limit', msg:
+      `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
+      `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
+  }
+  out.write(line + '\n', () => process.exit(0));
+}
+
+function scriptLine(text) {
+  const m = /(?:^|[\s(])script:(\d+)(?::\d+)?/m.exec(text || '');
+  return m ? Number(m[1]) : 0;
+}
+
+function fail(e, kind) {
+  let msg;
+  let line = 0;
+  if (e instanceof ToolError) {
+    msg = e.message;
+    line = scriptLine(e.stack);
+  } else if (e instanceof Error) {
+    msg = `${e.name}: ${e.message}`;
+    line = scriptLine(e.stack);
+    if (/heap out of memory|Allocation failed/.test(e.message)) kind = 'memory';
+  } else {
+    let s;
+    try { s = JSON.stringify(e); } catch { s = undefined; }
+    msg = 'uncaught value: ' + (s === undefined ? String(e) : s);
+  }
+  if (msg.length > 4096) msg = msg.slice(0, 4096) + '…';
+  done({ error: { kind, line, msg } });
+}
+
+function finish(value) {
+  if (value === undefined) return done({});
+  let json;
+  try {
+    json = JSON.stringify(value);
+  } catch (e) {
+    return done({ error: { kind: 'runtime', msg: `cannot return this value: ${e.message}` } });
+  }
+  done({}, json);
+}
+
+function run(params) {
+  const lim = params.limits || {};
+  if (lim.max_frame_bytes) maxFrame = lim.max_frame_bytes;
+  let fn;
+  try {
+    // The header shares line 1 with the code, so lines need no offset.
+    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require) {' +
+      params.code + '\n})';
+    fn = new vm.Script(src, { filename: 'script' }).runInThisContext();
+  } catch (e) {
+    const line = scriptLine(e.stack);
+    return done({ error: { kind: 'syntax', line, msg: `${e.name}: ${e.message}` } });
+  }
+  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire).then(finish, (e) => fail(e, 'runtime'));
+}
+
+process.on('uncaughtException', (e) => fail(e, 'runtime'));
+process.on('unhandledRejection', (e) => fail(e, 'runtime'));
+process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:
+  'the script awaited something that can never finish (a promise nobody resolves); ' +
+  'await only tool calls and promises that settle' } }));
+
+let buf = '';
+let started = false;
+inp.setEncoding('utf8');
+inp.on('data', (chunk) => {
+  buf += chunk;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    let f;
+    try { f = JSON.parse(line); } catch (e) { fatal('malformed frame: ' + e.message); }
+    if (!started) {
+      if (f.method !== 'run') fatal('first bridge frame is not a run frame');
+      started = true;
+      inp.unref();
+      run(f.params);
+    } else {
+      answer(f);
+    }
+  }
+});
+inp.on('end', () => { if (!finished) fatal('the parent closed the bridge'); });
