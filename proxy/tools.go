@@ -41,7 +41,8 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a Lua script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			`Call: local r = tools.server.tool{arg = "v"} or call("server.tool", {...}); r is the structured result, parsed JSON, or text. ` +
-			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode. " +
+			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode." +
+			languageHelp(p.langs) + " " +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
@@ -171,7 +172,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+	text, failed, err := p.runScript(ctx, in.Code, in.Language, req.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +183,15 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 }
 
 // RunScript runs code and renders run_script's answer. failed reports a
-// script failure (an isError result); err is for malformed requests.
+// script failure (an isError result); err is for malformed requests. The
+// run gets a fresh working directory; a client session's runs share its
+// workspace (workspace.go).
 func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
+	return p.runScript(ctx, code, lang, nil)
+}
+
+// runScript is RunScript in session ss's workspace (none when nil).
+func (p *Proxy) runScript(ctx context.Context, code, lang string, ss *mcp.ServerSession) (text string, failed bool, err error) {
 	if strings.TrimSpace(code) == "" {
 		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
 	}
@@ -201,7 +209,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p})
+	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, ss)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
