@@ -67,9 +67,9 @@ sums = await asyncio.gather(*[tools.everything.get_sum.acall(a=i, b=1) for i in 
 return [s.split()[-1].rstrip(".") for s in sums]`,
 		"empty array": `g = tools.memory.read_graph()
 return [type(g["entities"]).__name__, g["entities"]]`,
-		"write state":  `open("state.txt", "w").write("kept")`,
-		"read state":   `return open("state.txt").read()`,
-		"search":       `return search_tools("sum two numbers", detail="name")`,
+		"write state": `open("state.txt", "w").write("kept")`,
+		"read state":  `return open("state.txt").read()`,
+		"search":      `return search_tools("sum two numbers", detail="name")`,
 	},
 	"javascript": {
 		"across": `const file = await tools.filesystem.read_text_file({path: {{root}} + "/todo.txt"})
