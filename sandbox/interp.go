@@ -83,12 +83,18 @@ func lookInterpreter(path, def, hint string) (string, error) {
 // probe runs the interpreter once with args (with the proxy's environment,
 // so that launchers such as pyenv shims work) and returns its stdout.
 func probe(exe string, args ...string) ([]byte, error) {
+	return probeInput(exe, "", args...)
+}
+
+// probeInput is probe with stdin.
+func probeInput(exe, stdin string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, n: 64 << 10}, &limitedBuffer{b: &errb, n: 4 << 10}
 	cmd.Dir = os.TempDir()
+	cmd.Stdin = strings.NewReader(stdin)
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s did not answer within %s", exe, probeTimeout)

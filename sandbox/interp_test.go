@@ -40,12 +40,7 @@ func newTestPython(t testing.TB) *Python {
 	if testPythonErr != nil {
 		skipOrFail(t, testPythonErr)
 	}
-	p := *testPython
-	in := *p.in
-	proc := *in.proc
-	proc.log = testLogger(t)
-	in.proc = &proc
-	return &Python{in: &in}
+	return &Python{in: withTestLogger(t, testPython.in)}
 }
 
 // newTestNode is the JavaScript runner, skipped like newTestPython.
@@ -55,11 +50,19 @@ func newTestNode(t testing.TB) *JavaScript {
 	if testNodeErr != nil {
 		skipOrFail(t, testNodeErr)
 	}
-	in := *testNode.in
-	proc := *in.proc
-	proc.log = testLogger(t)
-	in.proc = &proc
-	return &JavaScript{in: &in}
+	return &JavaScript{in: withTestLogger(t, testNode.in)}
+}
+
+// withTestLogger is a copy of in logging to t; benchmarks keep the
+// discarding logger.
+func withTestLogger(t testing.TB, in *interpreter) *interpreter {
+	c := *in
+	proc := *c.proc
+	if _, ok := t.(*testing.B); !ok {
+		proc.log = testLogger(t)
+	}
+	c.proc = &proc
+	return &c
 }
 
 func skipOrFail(t testing.TB, err error) {

@@ -4,37 +4,48 @@
 // tools/call/searchTools bound, and sends the done frame on fd 3.
 'use strict';
 const fs = require('fs');
-const net = require('net');
 const vm = require('vm');
-const { Writable } = require('stream');
-const { Console } = require('console');
+const EventEmitter = require('events');
 const { createRequire } = require('module');
+
+// Only modules loaded at node's start are used here: net and stream
+// (sockets, Writable) cost about 10 ms to load.
 
 // Output goes to fds 1 and 2 with blocking writes. Node's own stdout on a
 // pipe queues in memory when the pipe is full, and a script printing in a
 // loop never yields to drain it: it would run out of memory instead of
-// being stopped for its output.
+// being stopped for its output. The global console writes to whatever
+// process.stdout is on its first use.
 function syncStream(fd) {
-  return new Writable({
-    write(chunk, _enc, cb) {
-      let off = 0;
-      while (off < chunk.length) {
-        try {
-          off += fs.writeSync(fd, chunk, off);
-        } catch (e) {
-          if (e.code !== 'EAGAIN') return cb(e);
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+  const s = new EventEmitter();
+  s.fd = fd;
+  s.isTTY = false;
+  s.writable = true;
+  s.write = (chunk, enc, cb) => {
+    if (typeof enc === 'function') cb = enc;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, typeof enc === 'string' ? enc : 'utf8') : chunk;
+    let off = 0;
+    while (off < buf.length) {
+      try {
+        off += fs.writeSync(fd, buf, off);
+      } catch (e) {
+        if (e.code !== 'EAGAIN') {
+          if (cb) cb(e);
+          return false;
         }
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
       }
-      cb();
-    },
-  });
+    }
+    if (cb) cb();
+    return true;
+  };
+  s.end = (chunk, enc, cb) => { if (chunk) s.write(chunk, enc, cb); };
+  return s;
 }
 const stdout = syncStream(1);
 const stderr = syncStream(2);
 Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => stdout });
 Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get: () => stderr });
-globalThis.console = new Console({ stdout, stderr });
 
 // The script's require resolves built-in modules and absolute paths only:
 // nothing in the working directory (the session's workspace, which an
@@ -49,19 +60,88 @@ class ToolError extends Error {
   }
 }
 
-const out = new net.Socket({ fd: 3, readable: false, writable: true });
-const inp = new net.Socket({ fd: 4, readable: true, writable: false });
+// The bridge: fd 3 written and fd 4 read with fs calls on libuv's thread
+// pool, so the script's event loop never blocks on them. fd 4 is read only
+// while a request awaits its answer (or before the run frame), so a script
+// awaiting something that can never settle lets the loop empty
+// (beforeExit) instead of waiting for the wall timeout.
 const pending = new Map();
 let nextId = 0;
 let maxFrame = 1 << 30;
 let finished = false;
+let started = false;
 
 function fatal(msg) {
   try { fs.writeSync(2, `toolfold sandbox: bridge: ${msg}\n`); } finally { process.exit(3); }
 }
-out.on('error', (e) => fatal(e.message));
-out.unref(); // pending writes keep the process alive, an idle socket does not
-inp.on('error', (e) => fatal(e.message));
+
+const writeQueue = [];
+let writing = false;
+
+// send writes one frame, whole and in order; cb runs once it is written.
+function send(line, cb) {
+  writeQueue.push([Buffer.from(line + '\n'), cb]);
+  flush();
+}
+
+function flush() {
+  if (writing || writeQueue.length === 0) return;
+  writing = true;
+  const [buf, cb] = writeQueue[0];
+  fs.write(3, buf, 0, buf.length, null, (err, n) => {
+    writing = false;
+    if (err && err.code !== 'EAGAIN') fatal(err.message);
+    if (err) return setTimeout(flush, 1);
+    if (n < buf.length) {
+      writeQueue[0][0] = buf.subarray(n);
+    } else {
+      writeQueue.shift();
+      if (cb) cb();
+    }
+    flush();
+  });
+}
+
+const readBuf = Buffer.allocUnsafe(1 << 16);
+let chunks = [];
+let reading = false;
+
+function pump() {
+  if (reading || (started && pending.size === 0)) return;
+  reading = true;
+  fs.read(4, readBuf, 0, readBuf.length, null, (err, n) => {
+    reading = false;
+    if (err && err.code !== 'EAGAIN') fatal(err.message);
+    if (err) return setTimeout(pump, 1);
+    if (n === 0) {
+      if (!finished) fatal('the parent closed the bridge');
+      return;
+    }
+    received(Buffer.from(readBuf.subarray(0, n)));
+    pump();
+  });
+}
+
+// received splits what was read into frames.
+function received(data) {
+  let i;
+  while ((i = data.indexOf(10)) >= 0) {
+    chunks.push(data.subarray(0, i));
+    data = data.subarray(i + 1);
+    const line = Buffer.concat(chunks).toString('utf8');
+    chunks = [];
+    let f;
+    try { f = JSON.parse(line); } catch (e) { fatal('malformed frame: ' + e.message); }
+    if (!started) {
+      if (f.method !== 'run') fatal('first bridge frame is not a run frame');
+      started = true;
+      run(f.params);
+    } else {
+      answer(f);
+    }
+  }
+  if (data.length > 0) chunks.push(data);
+}
 
 function fmtBytes(n) {
   for (const [shift, unit] of [[30, 'GiB'], [20, 'MiB'], [10, 'KiB']]) {
@@ -69,13 +149,6 @@ function fmtBytes(n) {
     if (n >= u && n % u === 0) return `${n / u} ${unit}`;
   }
   return `${n} bytes`;
-}
-
-// The bridge keeps the process alive only while requests are in flight, so
-// a script awaiting something that can never settle ends (beforeExit)
-// instead of waiting for the wall timeout.
-function track() {
-  if (pending.size > 0) inp.ref(); else inp.unref();
 }
 
 function request(method, params, what, tool) {
@@ -90,8 +163,8 @@ function request(method, params, what, tool) {
   }
   return new Promise((resolve, reject) => {
     pending.set(nextId, { resolve, reject, err });
-    track();
-    out.write(line + '\n');
+    send(line);
+    pump();
   });
 }
 
@@ -99,7 +172,6 @@ function answer(f) {
   const p = pending.get(f.id);
   if (!p) return;
   pending.delete(f.id);
-  track();
   if (f.error) {
     p.err.message = f.error.message || 'tool call failed';
     p.reject(p.err);
@@ -154,7 +226,7 @@ function done(params, valueJSON) {
       `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
       `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
   }
-  out.write(line + '\n', () => process.exit(0));
+  send(line, () => process.exit(0));
 }
 
 function scriptLine(text) {
@@ -214,25 +286,4 @@ process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:
   'the script awaited something that can never finish (a promise nobody resolves); ' +
   'await only tool calls and promises that settle' } }));
 
-let buf = '';
-let started = false;
-inp.setEncoding('utf8');
-inp.on('data', (chunk) => {
-  buf += chunk;
-  let i;
-  while ((i = buf.indexOf('\n')) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    let f;
-    try { f = JSON.parse(line); } catch (e) { fatal('malformed frame: ' + e.message); }
-    if (!started) {
-      if (f.method !== 'run') fatal('first bridge frame is not a run frame');
-      started = true;
-      inp.unref();
-      run(f.params);
-    } else {
-      answer(f);
-    }
-  }
-});
-inp.on('end', () => { if (!finished) fatal('the parent closed the bridge'); });
+pump();
