@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,16 +51,22 @@ func TestWorkspacePersistsAcrossRunsAndGoesWithTheSession(t *testing.T) {
 import os
 open("state.json", "w").write('{"n": 1}')
 os.mkdir("sub")
-os.symlink(`+"\""+outside+"\""+`, "sub/escape")
-os.symlink(`+"\""+secret+"\""+`, "link")
-return os.getcwd()`)
+os.symlink(`+quotePy(outside)+`, "sub/escape")
+os.symlink(`+quotePy(secret)+`, "link")`)
 	if failed {
 		t.Fatalf("first run: %s", text)
 	}
-	dir := strings.Trim(valueLine(text), `"`)
-	text, failed = runPython(t, cs, `return [open("state.json").read(), __import__("os").getcwd()]`)
-	if failed || !strings.Contains(text, `{\"n\": 1}`) || !strings.Contains(text, dir) {
-		t.Fatalf("second run did not see the first run's file in %s: %s", dir, text)
+	dirs := sessionDirs(p)
+	if len(dirs) != 1 {
+		t.Fatalf("workspaces after one session's run: %v", dirs)
+	}
+	dir := dirs[0]
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Fatalf("the run's file is not in the workspace: %v", err)
+	}
+	text, failed = runPython(t, cs, `return open("state.json").read()`)
+	if failed || valueLine(text) != `"{\"n\": 1}"` {
+		t.Fatalf("second run did not see the first run's file: %s", text)
 	}
 	// A second session has its own workspace.
 	ct, st := mcp.NewInMemoryTransports()
@@ -73,9 +80,9 @@ return os.getcwd()`)
 		t.Fatal(err)
 	}
 	text, _ = runPython(t, cs2, `import os
-return [os.getcwd(), os.path.exists("state.json")]`)
-	if strings.Contains(text, dir) || !strings.Contains(text, "false") {
-		t.Errorf("second session shares the first's workspace: %s", text)
+return os.path.exists("state.json")`)
+	if valueLine(text) != "false" || len(sessionDirs(p)) != 2 {
+		t.Errorf("second session shares the first's workspace: %s, %v", text, sessionDirs(p))
 	}
 	cs.Close()
 	waitGone(t, dir)
@@ -85,6 +92,19 @@ return [os.getcwd(), os.path.exists("state.json")]`)
 	cs2.Close()
 	ss.Wait()
 }
+
+// sessionDirs lists the workspaces the proxy holds.
+func sessionDirs(p *Proxy) []string {
+	p.workspaces.mu.Lock()
+	defer p.workspaces.mu.Unlock()
+	var dirs []string
+	for _, d := range p.workspaces.dirs {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+func quotePy(s string) string { return strconv.Quote(s) }
 
 func waitGone(t *testing.T, dir string) {
 	t.Helper()
