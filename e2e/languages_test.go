@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -208,5 +210,40 @@ func TestCheckLanguages(t *testing.T) {
 	}
 	if res.code == 0 {
 		t.Errorf("check exited 0 with a configured interpreter missing:\n%s", res.stdout)
+	}
+}
+
+// TestWorkspacePerHTTPSession: over HTTP each session has its own
+// workspace, removed when the client ends the session while toolfold
+// keeps serving; the last ones go at shutdown (startHTTP's checkTmp).
+func TestWorkspacePerHTTPSession(t *testing.T) {
+	t.Parallel()
+	p, url := startHTTPProc(t, writeConfig(t, configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")})))
+	sessions := func() []string {
+		dirs, _ := filepath.Glob(filepath.Join(p.tmp, "toolfold-workspaces-*", "session-*"))
+		return dirs
+	}
+	a, b := connectHTTP(t, url), connectHTTP(t, url)
+	langOK(t, a, "python", `open("mark", "w").write("a")`)
+	var seen bool
+	returned(t, langOK(t, b, "javascript", `return require("fs").existsSync("mark")`), &seen)
+	if seen {
+		t.Error("session b sees session a's file")
+	}
+	if got := sessions(); len(got) != 2 {
+		t.Fatalf("workspaces = %v, want one per session", got)
+	}
+	a.Close()
+	deadline := time.Now().Add(exitGrace)
+	for len(sessions()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("workspaces after session a ended: %v", sessions())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	returned(t, langOK(t, b, "python", `import os
+return os.path.exists("mark")`), &seen)
+	if seen {
+		t.Error("session b sees session a's file after a ended")
 	}
 }
