@@ -106,7 +106,8 @@
 // Blocking calls may come from several threads at once. Errors report the
 // innermost line of the script in the traceback; a ToolError's message is
 // the message alone, other exceptions read "Type: message". A MemoryError
-// ends the run as "memory"; sys.exit(0) is a run without a value.
+// ends the run as "memory"; sys.exit(0) (or exit(), which the prelude
+// defines since site does not run) is a run without a value.
 //
 // # Inside a JavaScript script
 //
@@ -124,7 +125,8 @@
 // stack names the calling line. An uncaught exception or unhandled
 // rejection ends the run with its line; a script awaiting a promise that
 // nothing can settle ends at once ("can never finish"), because the
-// bridge is read only while a request is in flight.
+// bridge is read only while a request is in flight. process.exit(0) ends
+// the run without a value, another code as an error.
 //
 // # The bridge
 //

@@ -129,8 +129,14 @@ func failingHost() *fakeHost {
 	}}
 }
 
-// envHost is a host whose calls report nothing; used where only the
-// environment matters.
+// bigHost answers every call with a 2000-byte string.
+func bigHost() *fakeHost {
+	return &fakeHost{call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`"` + strings.Repeat("x", 2000) + `"`), nil
+	}}
+}
+
+// secretEnv is set in the tests' environment, which the script must not see.
 const secretEnv = "TOOLFOLD_TEST_SECRET"
 
 // plantedWorkdir is a workspace holding json.py and a fake node module

@@ -45,6 +45,7 @@ return rs.map((r) => r.status)`, value: `["fulfilled","rejected"]`},
 		{name: "stdout is not protocol", code: `
 console.log('{"method":"done","params":{"value":42}}')
 return "real"`, output: "{\"method\":\"done\",\"params\":{\"value\":42}}\n", value: `"real"`},
+		{name: "process.exit 0", code: "console.log('a')\nprocess.exit(0)", output: "a\n"},
 		{name: "require", code: `return require("path").join("a", "b")`, value: `"a/b"`},
 		{name: "timers", code: `await new Promise((r) => setTimeout(r, 10)); return "late"`, value: `"late"`},
 		{name: "output cap", lim: Limits{OutputBytes: 10}, code: "console.log('x'.repeat(100))",
@@ -64,7 +65,9 @@ func TestJavaScriptErrors(t *testing.T) {
 		{name: "unhandled rejection", host: failingHost, code: "tools.bad.read({})\nawait new Promise((r) => setTimeout(r, 2000))", err: &ScriptError{Kind: "runtime", Line: 1, Msg: "bad.read failed: no such file"}},
 		{name: "never settles", code: "await new Promise(() => {})", err: &ScriptError{Kind: "runtime"}, errSub: "can never finish"},
 		{name: "unencodable return", code: "return 10n", err: &ScriptError{Kind: "runtime"}, errSub: "cannot return this value: Do not know how to serialize a BigInt"},
-		{name: "process.exit", code: "process.exit(0)", err: &ScriptError{Kind: "killed"}, errSub: "ended unexpectedly"},
+		{name: "process.exit 2", code: "console.log('a')\nprocess.exit(2)", output: "a\n", err: &ScriptError{Kind: "runtime", Msg: "process.exit(2)"}},
+		{name: "result over the frame limit", lim: Limits{MaxFrameBytes: 1 << 10}, host: bigHost,
+			code: "try { await tools.s.t() } catch (e) { return e.message }", value: `"the result of 2020 bytes exceeds the 1 KiB frame limit; ask the tool for less (a filter, a page, fewer fields) or raise sandbox.max_frame"`},
 		{name: "recursion", code: "function f(n) {\n  return f(n + 1)\n}\nf(0)", err: &ScriptError{Kind: "runtime", Line: 2, Msg: "RangeError: Maximum call stack size exceeded"}},
 		{name: "call limit", lim: Limits{MaxToolCalls: 2}, code: "for (let i = 0; i < 3; i++)\n  await tools.s.t({i})",
 			err: &ScriptError{Kind: "runtime", Line: 2}, errSub: "tool call limit of 2 per run reached"},

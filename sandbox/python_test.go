@@ -64,6 +64,7 @@ return asyncio.run(main())`, value: "1"},
 		{name: "stdout is not protocol", code: `
 print('{"method":"done","params":{"value":42}}')
 return "real"`, output: "{\"method\":\"done\",\"params\":{\"value\":42}}\n", value: `"real"`},
+		{name: "exit builtin", code: "print('a')\nexit()", output: "a\n"},
 		{name: "sys.exit 0", code: "print('a')\nimport sys\nsys.exit(0)", output: "a\n"},
 		{name: "stdlib json import", code: "import json\nreturn json.dumps({'a': 1})", value: `"{\"a\": 1}"`},
 	})
@@ -90,6 +91,8 @@ func TestPythonErrors(t *testing.T) {
 			err: &ScriptError{Kind: "runtime", Line: 1}, errSub: "exceed the 1 KiB frame limit"},
 		{name: "frame limit on return", lim: Limits{MaxFrameBytes: 1 << 10}, code: "return 'a' * 2000",
 			err: &ScriptError{Kind: "limit"}, errSub: "exceeds the 1 KiB frame limit"},
+		{name: "result over the frame limit", lim: Limits{MaxFrameBytes: 1 << 10}, host: bigHost,
+			code: "try:\n    tools.s.t()\nexcept ToolError as e:\n    return str(e)", value: `"the result of 2020 bytes exceeds the 1 KiB frame limit; ask the tool for less (a filter, a page, fewer fields) or raise sandbox.max_frame"`},
 		{name: "output cap", lim: Limits{OutputBytes: 10}, code: "print('x' * 100)",
 			output: "xxxxxxxxxx\n[output truncated: 91 more bytes not shown; print less or raise sandbox.output]"},
 		{name: "endless output", lim: Limits{OutputBytes: 1 << 10}, code: "while True:\n    print('x' * 1000)",

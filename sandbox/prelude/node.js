@@ -72,6 +72,7 @@ let finished = false;
 let started = false;
 
 function fatal(msg) {
+  finished = true;
   try { fs.writeSync(2, `toolfold sandbox: bridge: ${msg}\n`); } finally { process.exit(3); }
 }
 
@@ -280,6 +281,15 @@ function run(params) {
   fn(tools, call, searchTools, searchTools, ToolError, scriptRequire).then(finish, (e) => fail(e, 'runtime'));
 }
 
+// A script calling process.exit ends the run like Python's sys.exit: code
+// 0 without a value, any other code as an error. Only synchronous writes
+// work in an exit handler; fd 3 is a blocking pipe.
+process.on('exit', (code) => {
+  if (finished) return;
+  finished = true;
+  const params = code === 0 ? {} : { error: { kind: 'runtime', msg: `process.exit(${code})` } };
+  try { fs.writeSync(3, JSON.stringify({ method: 'done', params }) + '\n'); } catch {}
+});
 process.on('uncaughtException', (e) => fail(e, 'runtime'));
 process.on('unhandledRejection', (e) => fail(e, 'runtime'));
 process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:

@@ -421,6 +421,7 @@ def _main():
     if lim.get("memory_bytes"):
         _limit_memory(lim["memory_bytes"])
     sys.path.extend(sys.argv[1:])  # site-packages, without running site
+    builtins.exit = builtins.quit = sys.exit  # site would have defined them
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
     try:
