@@ -12,12 +12,11 @@ func languageHelp(langs []string) string {
 	var b strings.Builder
 	if slices.Contains(langs, "python") {
 		b.WriteString(` language "python": r = tools.server.tool(key=value) or call("server.tool", {...}); ` +
-			"a failure raises ToolError; `return value` and top-level await work; " +
-			"await tools.server.tool.acall(...) with asyncio.gather runs calls concurrently; search_tools(query).")
+			"failures raise ToolError; top-level return and await work; concurrent: asyncio.gather(tools.server.tool.acall(...), ...).")
 	}
 	if slices.Contains(langs, "javascript") {
 		b.WriteString(` language "javascript": const r = await tools.server.tool({key: value}) or await call("server.tool", {...}); ` +
-			"a failure throws ToolError; `return value` and top-level await work; Promise.all runs calls concurrently; await searchTools(query).")
+			"failures throw ToolError; top-level return and await work; Promise.all runs calls concurrently.")
 	}
 	return b.String()
 }
