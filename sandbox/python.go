@@ -22,9 +22,9 @@ print(json.dumps({"exe": sys.executable, "prefix": sys.prefix, "base_prefix": sy
   "exec_prefix": sys.exec_prefix, "version": list(sys.version_info[:3]),
   "site": [p for p in site.getsitepackages() if p]}))`
 
-// minPython is the oldest Python the prelude runs on (top-level await in
-// compile, positional-only parameters).
-var minPython = [2]int{3, 8}
+// The oldest Python the prelude runs on (top-level await in compile,
+// positional-only parameters).
+const minPythonMajor, minPythonMinor = 3, 8
 
 // Python runs Python scripts with python3 in a child process. See doc.go
 // ("Inside a Python script") for what a script can use.
@@ -59,9 +59,10 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 	if err := json.Unmarshal(out, &info); err != nil || len(info.Version) != 3 || !filepath.IsAbs(info.Exe) {
 		return nil, fmt.Errorf("python: %s did not describe itself (is it Python 3?); %s", path, hint)
 	}
-	if info.Version[0] < minPython[0] || (info.Version[0] == minPython[0] && info.Version[1] < minPython[1]) {
-		return nil, fmt.Errorf("python: %s is Python %d.%d, older than %d.%d; %s",
-			path, info.Version[0], info.Version[1], minPython[0], minPython[1], hint)
+	version := fmt.Sprintf("%d.%d.%d", info.Version[0], info.Version[1], info.Version[2])
+	if !versionAtLeast(version, minPythonMajor, minPythonMinor) {
+		return nil, fmt.Errorf("python: %s is Python %s, older than %d.%d; %s",
+			path, version, minPythonMajor, minPythonMinor, hint)
 	}
 	exe, err := filepath.EvalSymlinks(info.Exe)
 	if err != nil {
@@ -69,7 +70,7 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 	}
 	in := newInterpreter("python", opts)
 	in.exe = exe
-	in.version = fmt.Sprintf("%d.%d.%d", info.Version[0], info.Version[1], info.Version[2])
+	in.version = version
 	// info.Exe, not exe: a venv's python is a symlink whose location
 	// makes it the venv's.
 	in.paths = runtimePaths(exe, append([]string{filepath.Dir(info.Exe), info.Prefix, info.BasePrefix, info.ExecPrefix}, info.Site...)...)
