@@ -36,6 +36,10 @@ const workspacePoll = 500 * time.Millisecond
 type workspaces struct {
 	limit int64
 	log   *slog.Logger
+	// mount, when set, bounds a new workspace directory (a size- and
+	// inode-limited tmpfs); unmount undoes it before the directory is
+	// removed. Without them the size is watched by usage alone.
+	mount, unmount func(dir string) error
 
 	mu     sync.Mutex
 	root   string
@@ -78,6 +82,11 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create a session workspace: %w", err)
 	}
+	if w.mount != nil {
+		if err := w.mount(dir); err != nil {
+			w.log.Warn("session workspace not bounded by a mount; its size is watched instead", "dir", dir, "err", err)
+		}
+	}
 	w.dirs[ss] = dir
 	go func() {
 		ss.Wait()
@@ -102,16 +111,30 @@ func (w *workspaces) close() {
 	w.mu.Lock()
 	root := w.root
 	w.closed = true
+	dirs := w.dirs
 	w.dirs = map[*mcp.ServerSession]string{}
 	w.mu.Unlock()
+	for _, dir := range dirs {
+		w.remove(dir)
+	}
 	if root != "" {
-		w.remove(root)
+		w.removeTree(root)
 	}
 }
 
-// remove deletes dir and everything in it without following symlinks,
-// first making directories a script made unwritable writable again.
+// remove unmounts (when mount is set) and deletes a workspace.
 func (w *workspaces) remove(dir string) {
+	if w.unmount != nil {
+		if err := w.unmount(dir); err != nil {
+			w.log.Warn("could not unmount a session workspace", "dir", dir, "err", err)
+		}
+	}
+	w.removeTree(dir)
+}
+
+// removeTree deletes dir and everything in it without following symlinks,
+// first making directories a script made unwritable writable again.
+func (w *workspaces) removeTree(dir string) {
 	if os.RemoveAll(dir) == nil {
 		return
 	}
@@ -195,7 +218,7 @@ func (w *workspaces) overLimit(dir string) error {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		w.remove(filepath.Join(dir, e.Name()))
+		w.removeTree(filepath.Join(dir, e.Name()))
 	}
 	return fmt.Errorf("the workspace grew past its %s limit, so its files were removed; write less, or raise sandbox.workspace_size",
 		formatBytes(w.limit))

@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,4 +187,60 @@ func TestWorkspacesRemovedAtClose(t *testing.T) {
 	}
 	cs.Close()
 	ss.Wait()
+}
+
+// TestWorkspaceMountHooks: a workspace is mounted when made and unmounted
+// before it is removed, at session end and at close.
+func TestWorkspaceMountHooks(t *testing.T) {
+	w := newWorkspaces(0, nil)
+	var mu sync.Mutex
+	var events []string
+	record := func(what string) func(string) error {
+		return func(dir string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			_, err := os.Lstat(dir)
+			events = append(events, fmt.Sprintf("%s %s exists=%v", what, filepath.Base(dir), err == nil))
+			return nil
+		}
+	}
+	w.mount, w.unmount = record("mount"), record("unmount")
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
+	var sessions []*mcp.ServerSession
+	var clients []*mcp.ClientSession
+	for range 2 {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.get(ss); err != nil {
+			t.Fatal(err)
+		}
+		sessions, clients = append(sessions, ss), append(clients, cs)
+	}
+	first := sessionDir(w, sessions[0])
+	clients[0].Close()
+	sessions[0].Wait()
+	waitGone(t, first)
+	w.close()
+	clients[1].Close()
+	sessions[1].Wait()
+	want := []string{"mount session-1 exists=true", "mount session-2 exists=true",
+		"unmount session-1 exists=true", "unmount session-2 exists=true"}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(events, "; ") != strings.Join(want, "; ") {
+		t.Errorf("events = %q, want %q", events, want)
+	}
+}
+
+func sessionDir(w *workspaces, ss *mcp.ServerSession) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dirs[ss]
 }
