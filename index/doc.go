@@ -69,7 +69,10 @@
 //
 // Tools of an unavailable server are marked "(unavailable: reason)". When
 // nothing matches, Render says so and lists servers (those with matches
-// when a server filter excluded them) and close names. Lua is the one
-// script language today; a language is added by writing a syntax (see
+// when a server filter excluded them) and close names. Signatures and
+// examples are spelled as each sandbox prelude accepts them: Lua
+// tools.s.t{key = v}, Python tools.s.t(key=v) (tools["s"]["t"] and
+// **{"key": v} for keywords and other non-identifiers), JavaScript
+// await tools.s.t({key: v}). A language is added by writing a syntax (see
 // syntax.go) and registering it in syntaxes.
 package index

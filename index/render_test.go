@@ -118,6 +118,13 @@ func TestRender(t *testing.T) {
 			golden(t, string(d), ix.Render("q", hits, d, "lua"))
 		})
 	}
+	for _, lang := range []string{"python", "javascript"} {
+		for _, d := range []Detail{DetailSummary, DetailFull} {
+			t.Run(lang+"/"+string(d), func(t *testing.T) {
+				golden(t, string(d)+"_"+lang, ix.Render("q", hits, d, lang))
+			})
+		}
+	}
 }
 
 func TestRenderNone(t *testing.T) {

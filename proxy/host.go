@@ -11,8 +11,12 @@ import (
 	"github.com/toolfold/toolfold/sandbox"
 )
 
-// scriptHost is what a running script reaches through the bridge.
-type scriptHost struct{ p *Proxy }
+// scriptHost is what a running script reaches through the bridge; lang is
+// the script's language, in which search_tools(...) spells signatures.
+type scriptHost struct {
+	p    *Proxy
+	lang string
+}
 
 var _ sandbox.Host = (*scriptHost)(nil)
 
@@ -55,7 +59,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 
 // Search serves search_tools(...) inside scripts.
 func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int) (string, error) {
-	text, err := h.p.search(ctx, query, detail, limit, "")
+	text, err := h.p.search(ctx, query, detail, limit, "", h.lang)
 	if err != nil {
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}
