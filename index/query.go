@@ -34,6 +34,7 @@ type concept struct {
 // counts as a hint. Known phrases and words get their synonyms; unknown
 // words get close vocabulary words and, when they are compounds, their parts.
 func (lex *lexicon) parseQuery(q string) []concept {
+	q = rewriteIdioms(q)
 	var cs []concept
 	var plain []unit
 	flush := func() {
