@@ -208,6 +208,23 @@ var synonymTable = []struct {
 	{same, "translate|translation"},
 	{same, "icon|icons|glyph|glyphs"},
 	{same, "domain|domains|whois|dns|registrar"},
+
+	// Everyday words for what tools call by technical names.
+	{near, "slow|slowness|sluggish|lag|laggy|fast|faster|speed up|performance|latency|load time"},
+	{near, "license|gpl|lgpl|agpl|mit|apache|bsd|mpl|copyleft|open source|compatible|compatibility"},
+	{near, "fact|facts|observation|observations|knowledge|memory|memories|remember|recall"},
+	{near, "disk|local|drive|storage|filesystem|on disk"},
+	{near, "cook|cooking|recipe|recipes|meal|meals|food|dish|dishes|dinner|lunch|breakfast|eat|cuisine"},
+	{near, "weather|forecast|rain|raining|snow|wind|sunny|humidity|umbrella|temperature"},
+	{near, "airport|station|hotel|restaurant|cafe|shop|store|museum|park|venue|landmark|place|poi"},
+	{near, "duration|travel time|eta|distance|how far"},
+	{near, "tomorrow|tonight|yesterday|next week|this week|weekend|morning|afternoon|evening|schedule|calendar|date"},
+	{near, "percent|percentage|sum|product|average|mean|total|calculate|math|arithmetic|formula|equation"},
+	{near, "translate|language|english|spanish|french|german|chinese|japanese"},
+	{near, "trend|trending|popular|top|hot|viral"},
+	{near, "notify|notification|alert|tell|inform|announce|message|post|ping"},
+	{near, "broken|bug|failing|fails|failure|error|crash|wrong"},
+	{near, "cheap|cheapest|price|cost|expensive|deal|budget"},
 	{same, "sitemap|site map"},
 }
 
