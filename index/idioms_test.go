@@ -23,3 +23,21 @@ func TestRewriteIdioms(t *testing.T) {
 		}
 	}
 }
+
+func TestMathExpr(t *testing.T) {
+	for in, want := range map[string]bool{"3*4": true, "2^10": true, "17%": true, "(1+2)/3": true,
+		"-5": false, "2,340": false, "v1.2": false, "x*y": false, "": false} {
+		if got := mathExpr(in); got != want {
+			t.Errorf("mathExpr(%q) = %v, want %v", in, got, want)
+		}
+	}
+	ix := New([]Tool{
+		{Server: "calc", Name: "calculate", Description: "Calculates the given expression."},
+		{Server: "fs", Name: "head", Description: "Show the first lines of a file."},
+	}, nil)
+	for _, q := range []string{"what is 17% of 2,340", "12*7", "add 3 and 4"} {
+		if hits := ix.Search(q, SearchOptions{}); len(hits) == 0 || hits[0].QName != "calc.calculate" {
+			t.Errorf("%q: %v, want calc.calculate first", q, hits)
+		}
+	}
+}
