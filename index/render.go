@@ -26,6 +26,18 @@ const (
 // description, tool count) and close names. Tools of an unavailable server
 // are marked as such.
 func (ix *Index) Render(query string, hits []Hit, detail Detail, lang string) string {
+	return ix.RenderWith(query, hits, detail, lang, RenderOptions{})
+}
+
+// RenderOptions add what a deployment learned to rendering.
+type RenderOptions struct {
+	// Shapes are result shapes observed in this deployment: full detail
+	// shows one, marked observed, for a tool without an outputSchema.
+	Shapes *Shapes
+}
+
+// RenderWith is Render with options.
+func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string, o RenderOptions) string {
 	if len(hits) == 0 {
 		return ix.renderNone(query)
 	}
@@ -40,7 +52,7 @@ func (ix *Index) Render(query string, hits []Hit, detail Detail, lang string) st
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			v.full(&b, sx)
+			v.full(&b, sx, o.Shapes.Shape(v.qname))
 		default:
 			v.summary(&b, sx)
 		}
@@ -115,7 +127,7 @@ func (v toolView) summary(b *strings.Builder, sx syntax) {
 
 // full writes everything about a tool: description, parameters, result
 // shape, annotations and an example call.
-func (v toolView) full(b *strings.Builder, sx syntax) {
+func (v toolView) full(b *strings.Builder, sx syntax, observed string) {
 	b.WriteString(v.qname + v.unavailable() + "\n")
 	if d := strings.TrimSpace(v.t.Description); d != "" {
 		b.WriteString(d + "\n")
@@ -131,6 +143,8 @@ func (v toolView) full(b *strings.Builder, sx syntax) {
 	if out := v.t.OutputSchema; len(out) > 0 {
 		od := schemaDoc{root: out}
 		b.WriteString("Returns: " + od.typeString(out, typeOpts{depth: 3, maxEnum: summaryEnum, maxBytes: 2 * fullType}) + "\n")
+	} else if observed != "" {
+		b.WriteString("Returns (observed, not declared): " + clip(observed, 2*fullType) + "\n")
 	}
 	if a := annotations(v.t.Annotations); a != "" {
 		b.WriteString("Annotations: " + a + "\n")
@@ -219,7 +233,7 @@ func annotations(a Annotations) string {
 	for _, h := range []struct {
 		v    *bool
 		name string
-	}{{a.ReadOnly, "read-only"}, {a.Destructive, "destructive"}, {a.Idempotent, "idempotent"}} {
+	}{{a.ReadOnly, "read-only"}, {a.Destructive, "destructive"}, {a.Idempotent, "idempotent"}, {a.OpenWorld, "open-world"}} {
 		switch {
 		case h.v == nil:
 		case *h.v:
@@ -301,7 +315,7 @@ func (ix *Index) renderNone(query string) string {
 	}
 	counts := make(map[string]int)
 	var order []string
-	for _, h := range ix.search(query, "", maxLimit) {
+	for _, h := range ix.search(query, "", maxLimit, nil) {
 		if counts[h.Tool.Server] == 0 {
 			order = append(order, h.Tool.Server)
 		}
