@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
@@ -14,8 +16,12 @@ import (
 // scriptHost is what a running script reaches through the bridge; lang is
 // the script's language, in which search_tools(...) spells signatures.
 type scriptHost struct {
-	p    *Proxy
-	lang string
+	p       *Proxy
+	lang    string
+	session any // the client session of run_script, for learning (learn.go)
+
+	mu       sync.Mutex
+	searches []string // the script's own search_tools(...) queries, the last few
 }
 
 var _ sandbox.Host = (*scriptHost)(nil)
@@ -54,6 +60,13 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	if err != nil {
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
+	h.mu.Lock()
+	searches := slices.Clone(h.searches)
+	h.mu.Unlock()
+	h.p.learn.called(ix, h.session, searches, qname)
+	if len(hit.Tool.OutputSchema) == 0 {
+		h.p.learn.observed(qname, v)
+	}
 	return v, nil
 }
 
@@ -63,6 +76,12 @@ func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int
 	if err != nil {
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}
+	h.mu.Lock()
+	if len(h.searches) == learnQueries {
+		h.searches = h.searches[1:]
+	}
+	h.searches = append(h.searches, query)
+	h.mu.Unlock()
 	return text, nil
 }
 

@@ -105,6 +105,9 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return nil, err
 	}
 	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
+	if err == nil && req.Session != nil {
+		p.learn.searched(req.Session, in.Query)
+	}
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, err
@@ -157,8 +160,9 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang stri
 		}
 		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
-	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server})
-	return ix.Render(query, hits, index.Detail(detail), lang), len(hits), nil
+	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
+	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore()})
+	return text, len(hits), nil
 }
 
 func (p *Proxy) defaultLanguage() string {
@@ -178,7 +182,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+	text, failed, err := p.RunScript(withSession(ctx, req.Session), in.Code, in.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +212,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang})
+	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
