@@ -329,7 +329,7 @@ func (ix *Index) learned(cs []concept, u *Usage, sc *scratch) {
 		}
 	}
 	for d, g := range gain {
-		if sc.total[d] == 0 && sc.fuzzy[d] == 0 && !slices.Contains(sc.touched, d) {
+		if sc.total[d] == 0 && sc.fuzzy[d] == 0 { // not touched yet, as in fuzzy
 			sc.touched = append(sc.touched, d)
 		}
 		sc.fuzzy[d] += float32(learnWeight * g / mass)

@@ -38,6 +38,7 @@ const (
 	// DefaultUsagePairs is the default bound on (term, tool) pairs.
 	DefaultUsagePairs = 20000
 	usageCountCap     = 4       // repeated use beyond this adds nothing
+	usageTermTools    = 32      // tools one term points at, at most
 	usageTerms        = 12      // terms of one query that are learned
 	learnWeight       = 0.8     // × the learned share of the query (see Index.learned)
 	usageFileMax      = 8 << 20 // bytes of a usage file read at most
@@ -100,8 +101,13 @@ func (u *Usage) Record(ix *Index, query, qname string) bool {
 		}
 		p := m[qname]
 		if p == nil {
-			if u.n >= u.max {
+			if len(m) >= usageTermTools {
+				u.evictTermLocked(t)
+			} else if u.n >= u.max {
 				u.evictLocked()
+			}
+			if u.pairs[t] == nil { // the eviction emptied it
+				u.pairs[t] = m
 			}
 			p = &usagePair{}
 			m[qname] = p
@@ -111,6 +117,19 @@ func (u *Usage) Record(ix *Index, query, qname string) bool {
 		p.Seq = u.seq
 	}
 	return true
+}
+
+// evictTermLocked drops the least recently strengthened tool of a term.
+func (u *Usage) evictTermLocked(t string) {
+	var tool string
+	var low uint64 = ^uint64(0)
+	for q, p := range u.pairs[t] {
+		if p.Seq < low {
+			tool, low = q, p.Seq
+		}
+	}
+	delete(u.pairs[t], tool)
+	u.n--
 }
 
 // evictLocked drops the least recently strengthened pair.
