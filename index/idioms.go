@@ -53,6 +53,17 @@ var idiomTable = []struct{ from, to string }{
 	{"what day", "date"}, {"when is", "date"}, {"how do i get to", "directions"}, {"how to get to", "directions"},
 	{"what does * mean", "definition"}, {"what went wrong", "error diagnose"},
 	{"is it going to", "forecast"}, {"who is", "person"},
+	// More everyday phrasings of common requests.
+	{"remind me", "reminder"}, {"sum up", "summarize"}, {"boil down", "summarize"},
+	{"hand off", "assign"}, {"hand * off", "assign"}, {"pass * to", "assign"},
+	{"bring up", "show"}, {"pull up", "show"}, {"put on hold", "pause"}, {"hold off", "pause"},
+	{"speed up", "optimize performance"}, {"free up space", "delete"}, {"back up", "backup"},
+	{"back * up", "backup"}, {"look over", "review"}, {"sign off on", "approve"},
+	{"turn into", "convert"}, {"turn * into", "convert"}, {"mark as done", "complete"},
+	{"mark * as done", "complete"}, {"check off", "complete"}, {"cross off", "complete"},
+	{"wrap up", "finish"}, {"fire off", "send"}, {"send over", "send"}, {"send * over", "send"},
+	{"hop on a call", "meeting"}, {"spell check", "grammar check"}, {"proofread", "grammar check"},
+	{"zip up", "compress"}, {"zip * up", "compress"}, {"print out", "print"},
 	// Time.
 	{"block off", "schedule"}, {"block * off", "schedule"}, {"block out", "schedule"},
 	{"set aside", "schedule"}, {"pencil in", "schedule"}, {"free slot", "availability"},
