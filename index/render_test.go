@@ -217,3 +217,23 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderCorpusOdd pins the full detail of corpus tools with the most
+// involved schemas ($ref chains, unions, deep nesting, huge enums) in all
+// three languages: readable, bounded, and stable.
+func TestRenderCorpusOdd(t *testing.T) {
+	ix := loadTestCorpus(t)
+	hits := allHits(t, ix, "line-bot.push_flex_message", "ms365.create-mail-folder", "monday.update_doc",
+		"memory.create_entities", "mapbox.CategorySearchTool")
+	for _, lang := range []string{"lua", "python", "javascript"} {
+		t.Run(lang, func(t *testing.T) {
+			out := ix.Render("", hits, DetailFull, lang)
+			for _, block := range strings.Split(out, "\n\n") {
+				if len(block) > 12000 {
+					t.Errorf("a tool's full detail is %d bytes:\n%.300s", len(block), block)
+				}
+			}
+			golden(t, "corpus_full_"+lang, out)
+		})
+	}
+}
