@@ -43,6 +43,7 @@ func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string
 	}
 	sx := syntaxFor(lang)
 	var b strings.Builder
+	ix.writeNamedDown(&b, query)
 	for i, h := range hits {
 		v := ix.view(h)
 		switch detail {
@@ -398,4 +399,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// writeNamedDown notes the unavailable servers without tools that the
+// query names: their tools cannot be among the hits.
+func (ix *Index) writeNamedDown(b *strings.Builder, query string) {
+	var words []string
+	for _, s := range ix.servers {
+		if s.Available || ix.serverTool[s.Name] > 0 {
+			continue
+		}
+		if words == nil {
+			words = strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return r == ' ' || r == ',' || r == '.' })
+		}
+		for _, w := range words {
+			if w == strings.ToLower(s.Name) || w == strings.ToLower(ix.serverIDs[s.Name]) {
+				b.WriteString("Server " + s.Name + " is unavailable")
+				if s.Error != "" {
+					b.WriteString(": " + oneLine(s.Error))
+				}
+				b.WriteString("; its tools are not listed.\n")
+				break
+			}
+		}
+	}
 }

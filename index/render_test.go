@@ -237,3 +237,15 @@ func TestRenderCorpusOdd(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderNamesDownServer(t *testing.T) {
+	ix := New([]Tool{{Server: "fs", Name: "report_error", Description: "Report a broken file."}},
+		[]ServerInfo{{Name: "fs", Available: true}, {Name: "broken", Error: "exec: not found"}})
+	out := ix.Render("broken", ix.Search("broken", SearchOptions{}), DetailName, "lua")
+	if !strings.HasPrefix(out, "Server broken is unavailable: exec: not found; its tools are not listed.\nfs.report_error\n") {
+		t.Errorf("got:\n%s", out)
+	}
+	if out := ix.Render("report", ix.Search("report", SearchOptions{}), DetailName, "lua"); strings.Contains(out, "broken") {
+		t.Errorf("a query not naming the server mentions it:\n%s", out)
+	}
+}
