@@ -54,3 +54,20 @@ func TestSearchLearnsFromUse(t *testing.T) {
 		}
 	}
 }
+
+// TestCLISearchLanguage: toolfold search --language spells signatures in
+// that language, and refuses one it does not know.
+func TestCLISearchLanguage(t *testing.T) {
+	t.Parallel()
+	ups, _ := npmTrio(t)
+	delete(ups, "everything")
+	cfg := writeConfig(t, configYAML(ups))
+	r := runCLI(t, "search", "-c", cfg, "--language", "python", "--limit", "1", "read a text file")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "tools.filesystem.read_text_file(path: string") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "search", "-c", cfg, "--language", "cobol", "read a text file")
+	if r.code == 0 || !strings.Contains(r.stderr, "python") {
+		t.Errorf("cobol: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

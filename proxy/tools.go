@@ -123,6 +123,12 @@ func (p *Proxy) Search(query, detail string, limit int, server string) (string, 
 	return p.search(context.Background(), query, detail, limit, server, "")
 }
 
+// SearchLanguage is Search with signatures and examples in a script
+// language (lua, python, javascript; "" for run_script's default).
+func (p *Proxy) SearchLanguage(query, detail string, limit int, server, lang string) (string, error) {
+	return p.search(context.Background(), query, detail, limit, server, lang)
+}
+
 // search is Search inside a span, a child of ctx's.
 // lang names the script language of signatures ("" for the default).
 func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server, lang string) (string, error) {
