@@ -53,6 +53,7 @@ Usage:
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
   toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
   toolfold version
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -83,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, rest, stdout, stderr)
+	case "__replay-server":
+		return cmdReplayServer(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
 		return exitOK
