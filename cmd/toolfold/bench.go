@@ -21,6 +21,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	npm := fs.String("npm", "", "directory whose node_modules holds @modelcontextprotocol/server-everything, -filesystem and -memory (default: the e2e tests' cache)")
 	corpus := fs.String("corpus", "index/testdata/search-corpus", "search corpus directory (tools/<server>.json and queries-dev.jsonl)")
 	svg := fs.String("svg", "", "also write the token chart as SVG to this file (e.g. docs/bench.svg)")
+	install := fs.Bool("install-npm", false, "install the pinned npm servers (npm ci of e2e/testdata/package*.json into the e2e tests' cache) if they are missing")
 	timeout := fs.Duration("timeout", 20*time.Minute, "give up after this long")
 	if _, err := parse(fs, args); err != nil {
 		return exitUsage
@@ -29,7 +30,15 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	nm, err := bench.FindNPM(*npm, ".")
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	var nm string
+	if *install && *npm == "" {
+		fmt.Fprintln(stderr, "bench: installing the npm servers if missing (npm ci)...")
+		nm, err = bench.InstallNPM(ctx, ".")
+	} else {
+		nm, err = bench.FindNPM(*npm, ".")
+	}
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
@@ -40,8 +49,6 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if _, err := os.Stat(filepath.Join(abs, "queries-dev.jsonl")); err != nil {
 		return fail(stderr, "--corpus %s: no queries-dev.jsonl there; run from a toolfold clone or pass the search corpus directory", *corpus)
 	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
 	rep, err := bench.Run(ctx, bench.Options{NPM: nm, Corpus: abs, Quick: *quick, Log: log, Progress: stderr, ExeEnv: benchExeEnv})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolfold: bench: %v\n", err)

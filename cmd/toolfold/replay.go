@@ -28,23 +28,28 @@ func cmdReplayServer(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, err := parse(fs, args); err != nil {
 		return exitUsage
 	}
-	servers, _, err := replay.Load(*corpus)
+	files, err := replay.List(*corpus)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	switch {
-	case *names != "" && *slice != "":
-		return fail(stderr, "--servers and --slice: pass one of them")
-	case *names != "":
-		if servers, err = replay.Pick(servers, strings.Split(*names, ",")); err != nil {
-			return fail(stderr, "%v", err)
+	if *slice != "" { // read only the slice's files: a replay server starts fast
+		if *names != "" {
+			return fail(stderr, "--servers and --slice: pass one of them")
 		}
-	case *slice != "":
 		var k, n int
 		if _, err := fmt.Sscanf(*slice, "%d/%d", &k, &n); err != nil || n <= 0 || k < 0 || k >= n {
 			return fail(stderr, "--slice %q: want K/N with 0 <= K < N, e.g. 0/10", *slice)
 		}
-		servers = replay.Slice(servers, k, n)
+		files = files[len(files)*k/n : len(files)*(k+1)/n]
+	}
+	servers, _, err := replay.LoadFiles(files)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if *names != "" {
+		if servers, err = replay.Pick(servers, strings.Split(*names, ",")); err != nil {
+			return fail(stderr, "%v", err)
+		}
 	}
 	if len(servers) == 0 {
 		return fail(stderr, "no corpus servers selected")

@@ -96,7 +96,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		f    func(context.Context, *Report) error
 	}{
 		{"schema cost, sample config", e.sampleSchemas},
-		{"schema cost, 124-server corpus; search latency", e.corpus},
+		{"schema cost of the corpus; search latency", e.corpus},
 		{"task scenarios", e.scenarios},
 		{"latency", e.latency},
 		{"proxy memory", e.memory},

@@ -35,30 +35,83 @@ func FindNPM(dir, repo string) (string, error) {
 		}
 		return nm, nil
 	}
-	pkg, err1 := os.ReadFile(filepath.Join(repo, "e2e", "testdata", "package.json"))
-	lock, err2 := os.ReadFile(filepath.Join(repo, "e2e", "testdata", "package-lock.json"))
-	if err := errors.Join(err1, err2); err != nil {
-		return "", fmt.Errorf("the npm servers' pins (e2e/testdata/package*.json) are not in %s: run from a toolfold clone or pass --npm DIR (a directory with node_modules holding @modelcontextprotocol/server-everything, -filesystem and -memory 2026.8.31)", repo)
+	root, _, _, err := npmCache(repo)
+	if err != nil {
+		return "", err
 	}
-	cache := os.Getenv("TOOLFOLD_E2E_CACHE")
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("no user cache directory (set TOOLFOLD_E2E_CACHE or pass --npm DIR): %w", err)
-		}
-		cache = filepath.Join(base, "toolfold-e2e")
-	}
-	sum := sha256.Sum256(append(append(pkg, 0), lock...))
-	root := filepath.Join(cache, "npm-"+hex.EncodeToString(sum[:8]))
 	nm := filepath.Join(root, "node_modules")
 	if err := haveServers(nm); err != nil {
 		return "", fmt.Errorf("the npm reference servers are not installed in %s (%v). Install them with the e2e tests' setup:\n"+
-			"  go test ./e2e -run TestNone   # TestMain runs npm ci into that directory\n"+
+			"  toolfold bench --install-npm   # runs npm ci into that directory, as the e2e tests do\n"+
 			"or by hand:\n"+
 			"  mkdir -p %s && cp e2e/testdata/package.json e2e/testdata/package-lock.json %s && (cd %s && npm ci --ignore-scripts)\n"+
 			"or pass --npm DIR", root, err, root, root, root)
 	}
 	return nm, nil
+}
+
+// npmCache is where the e2e tests install the npm servers pinned in repo's
+// e2e/testdata/package*.json, and those two files.
+func npmCache(repo string) (root string, pkg, lock []byte, err error) {
+	pkg, err1 := os.ReadFile(filepath.Join(repo, "e2e", "testdata", "package.json"))
+	lock, err2 := os.ReadFile(filepath.Join(repo, "e2e", "testdata", "package-lock.json"))
+	if err := errors.Join(err1, err2); err != nil {
+		return "", nil, nil, fmt.Errorf("the npm servers' pins (e2e/testdata/package*.json) are not in %s: run from a toolfold clone or pass --npm DIR (a directory with node_modules holding @modelcontextprotocol/server-everything, -filesystem and -memory 2026.8.31)", repo)
+	}
+	cache := os.Getenv("TOOLFOLD_E2E_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("no user cache directory (set TOOLFOLD_E2E_CACHE or pass --npm DIR): %w", err)
+		}
+		cache = filepath.Join(base, "toolfold-e2e")
+	}
+	sum := sha256.Sum256(append(append(pkg, 0), lock...))
+	return filepath.Join(cache, "npm-"+hex.EncodeToString(sum[:8])), pkg, lock, nil
+}
+
+// InstallNPM installs the pinned npm servers where FindNPM looks for them
+// (`npm ci` of repo's e2e/testdata/package*.json, into a fresh directory
+// renamed into place, as the e2e tests do) unless they are there, and
+// returns their node_modules.
+func InstallNPM(ctx context.Context, repo string) (string, error) {
+	if nm, err := FindNPM("", repo); err == nil {
+		return nm, nil
+	}
+	root, pkg, lock, err := npmCache(repo)
+	if err != nil {
+		return "", err
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", errors.New("npm is not on PATH: install Node.js 20 or later with npm")
+	}
+	if err := os.MkdirAll(filepath.Dir(root), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(root), filepath.Base(root)+".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := errors.Join(os.WriteFile(filepath.Join(tmp, "package.json"), pkg, 0o644),
+		os.WriteFile(filepath.Join(tmp, "package-lock.json"), lock, 0o644)); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	cmd.WaitDelay = 5 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm ci in %s: %w\n%s", tmp, err, out)
+	}
+	if err := os.Rename(tmp, root); err != nil {
+		if _, serr := os.Stat(root); serr != nil { // another install did not win the race either
+			return "", err
+		}
+	}
+	return FindNPM("", repo)
 }
 
 func haveServers(nm string) error {

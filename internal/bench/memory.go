@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/toolfold/toolfold/internal/replay"
 )
 
 // MemoryRow is the toolfold process's memory with n upstreams, after
@@ -32,11 +30,11 @@ func (e *env) memory(ctx context.Context, rep *Report) error {
 	if e.opts.Quick {
 		counts = []int{1, 2}
 	}
-	all, _, err := replay.Load(e.opts.Corpus)
-	if err != nil {
-		return err
-	}
 	for _, n := range counts {
+		slices := n
+		if e.opts.Quick {
+			slices = 12 // a twelfth of the corpus per upstream
+		}
 		var ups []upstream
 		env := make(map[string]string)
 		for _, kv := range e.opts.ExeEnv {
@@ -45,13 +43,13 @@ func (e *env) memory(ctx context.Context, rep *Report) error {
 		}
 		for k := range n {
 			ups = append(ups, upstream{Name: fmt.Sprintf("replay%02d", k), Command: e.opts.Exe, Env: env,
-				Args: []string{"__replay-server", "--corpus", e.opts.Corpus, "--slice", fmt.Sprintf("%d/%d", k, n)}})
+				Args: []string{"__replay-server", "--corpus", e.opts.Corpus, "--slice", fmt.Sprintf("%d/%d", k, slices)}})
 		}
 		cfg := filepath.Join(e.work, fmt.Sprintf("rss-%d.yaml", n))
 		if err := writeConfig(cfg, ups); err != nil {
 			return err
 		}
-		row, err := e.measureRSS(ctx, cfg, n, len(all))
+		row, err := e.measureRSS(ctx, cfg, n)
 		if err != nil {
 			return fmt.Errorf("%d upstreams: %w", n, err)
 		}
@@ -60,7 +58,7 @@ func (e *env) memory(ctx context.Context, rep *Report) error {
 	return nil
 }
 
-func (e *env) measureRSS(ctx context.Context, cfg string, n, servers int) (MemoryRow, error) {
+func (e *env) measureRSS(ctx context.Context, cfg string, n int) (MemoryRow, error) {
 	bin, err := e.serveBinary(ctx, cfg)
 	if err != nil {
 		return MemoryRow{}, err

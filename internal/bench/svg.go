@@ -20,8 +20,7 @@ type chartRow struct {
 func (r *Report) SVG(w io.Writer) error {
 	var rows []chartRow
 	for _, s := range r.Schemas {
-		label, _, _ := strings.Cut(s.Setup, " (")
-		rows = append(rows, chartRow{"tool schemas: " + label, s.DirectTokens, s.ProxyTokens})
+		rows = append(rows, chartRow{fmt.Sprintf("tool schemas, %d servers", s.Servers), s.DirectTokens, s.ProxyTokens})
 	}
 	for _, s := range r.Scenarios {
 		label, _, _ := strings.Cut(s.Name, " (")
@@ -32,16 +31,21 @@ func (r *Report) SVG(w io.Writer) error {
 		top, rowH, barH    = 64, 54, 18
 	)
 	height := top + rowH*len(rows) + 48
-	maxV := 1
+	maxV, minV := 10, math.MaxInt
 	for _, row := range rows {
 		maxV = max(maxV, row.direct, row.folded)
+		minV = min(minV, max(row.direct, 1), max(row.folded, 1))
 	}
-	decades := math.Ceil(math.Log10(float64(maxV)))
+	// The axis runs from the decade below the smallest value to the one
+	// above the largest; bars start at its left end.
+	lo := math.Floor(math.Log10(float64(minV)))
+	if lo > 0 {
+		lo-- // leave the smallest bar some length
+	}
+	decades := math.Ceil(math.Log10(float64(maxV))) - lo
 	scale := func(v int) float64 {
-		if v < 1 {
-			v = 1
-		}
-		return float64(width-left-right) * math.Log10(float64(v)) / decades
+		x := math.Log10(float64(max(v, 1))) - lo
+		return float64(width-left-right) * max(x, 0) / decades
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui,-apple-system,Segoe UI,sans-serif" font-size="13">`+"\n", width, height, width, height)
@@ -52,7 +56,7 @@ func (r *Report) SVG(w io.Writer) error {
 	for d := 0; d <= int(decades); d++ {
 		x := float64(left) + float64(width-left-right)*float64(d)/decades
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", x, top-4, x, top+rowH*len(rows))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#666" text-anchor="middle" font-size="11">%s</text>`+"\n", x, top+rowH*len(rows)+16, num(int(math.Pow(10, float64(d)))))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#666" text-anchor="middle" font-size="11">%s</text>`+"\n", x, top+rowH*len(rows)+16, num(int(math.Pow(10, lo+float64(d)))))
 	}
 	for i, row := range rows {
 		y := top + i*rowH
@@ -71,6 +75,7 @@ func (r *Report) SVG(w io.Writer) error {
 			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1e8449" font-weight="600" text-anchor="end">−%s</text>`+"\n", width-12, y+barH+6, pct(1-float64(row.folded)/float64(row.direct)))
 		}
 	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#666" text-anchor="middle" font-size="11">tokens entering the model's context (log scale)</text>`+"\n", left+(width-left-right)/2, top+rowH*len(rows)+34)
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -34,22 +34,37 @@ type Server struct {
 	Tools []*mcp.Tool
 }
 
-// Load reads dir/tools/*.json (or dir/*.json), sorted by server name.
-// Tools whose input schema is not an object schema are given
-// {"type":"object"} (the MCP SDK refuses to serve others); Fixed counts them.
-func Load(dir string) (servers []Server, fixed int, err error) {
+// List returns the files of dir/tools/*.json (or dir/*.json), sorted.
+func List(dir string) ([]string, error) {
 	root := filepath.Join(dir, "tools")
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		root = dir
 	}
 	names, err := filepath.Glob(filepath.Join(root, "*.json"))
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, 0, fmt.Errorf("replay: no <server>.json files in %s; pass the search corpus directory (index/testdata/search-corpus in a toolfold clone)", dir)
+		return nil, fmt.Errorf("replay: no <server>.json files in %s; pass the search corpus directory (index/testdata/search-corpus in a toolfold clone)", dir)
 	}
 	slices.Sort(names)
+	return names, nil
+}
+
+// Load reads every server of the corpus in dir (see List), sorted by
+// name. Tools whose input schema is not an object schema are given
+// {"type":"object"} (the MCP SDK refuses to serve others), output schemas
+// that are not object schemas are dropped; fixed counts both.
+func Load(dir string) (servers []Server, fixed int, err error) {
+	names, err := List(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	return LoadFiles(names)
+}
+
+// LoadFiles reads the given corpus files (from List), as Load does.
+func LoadFiles(names []string) (servers []Server, fixed int, err error) {
 	for _, name := range names {
 		st, err := os.Stat(name)
 		if err != nil {
