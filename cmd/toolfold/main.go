@@ -5,6 +5,7 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
 //	toolfold version
 //
 // This is the only package that reads flags and the environment, and the

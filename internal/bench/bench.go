@@ -50,11 +50,14 @@ type Report struct {
 	Started  time.Time
 	Elapsed  time.Duration
 
-	Schemas   []SchemaRow
-	Advert    Advertised // the two tools with all corpus servers behind them
-	Scenarios []Scenario
-	Latency   []LatencyRow
-	Memory    []MemoryRow
+	Schemas []SchemaRow
+	Advert  Advertised // the two tools with all corpus servers behind them
+	// CorpusConnect is how long the in-process toolfold took to connect
+	// every corpus upstream (HTTP, loopback) and list their tools.
+	CorpusConnect time.Duration
+	Scenarios     []Scenario
+	Latency       []LatencyRow
+	Memory        []MemoryRow
 }
 
 type env struct {

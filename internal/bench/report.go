@@ -35,6 +35,7 @@ func (r *Report) Print(w io.Writer) {
 			a.Servers, num(a.Total), num(a.Goal), verdict, num(a.Search), num(a.ServerLine), a.PerServerShown, num(a.Run))
 		fmt.Fprintf(w, "The server names alone, comma-separated, would be %s tokens, so a list of names without purposes or tool counts would cost about %s.\n",
 			num(a.NamesOnly), num(a.Total-a.ServerLine+a.NamesOnly))
+		fmt.Fprintf(w, "toolfold (in-process) took %s to connect the %d replayed upstreams and list their tools.\n", r.CorpusConnect.Round(10*time.Millisecond), a.Servers)
 	}
 
 	fmt.Fprintf(w, "\n### 2. Task scenarios\n\n")
@@ -71,13 +72,19 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintln(w, "|---|--:|--:|--:|")
 	for _, l := range r.Latency {
 		if l.Note != "" {
-			fmt.Fprintf(w, "| %s | – | – | – (%s) |\n", l.Name, l.Note)
+			fmt.Fprintf(w, "| %s | – | – | – |\n", l.Name)
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", l.Name, l.Samples, ms(l.P50), ms(l.P99))
 	}
+	for _, l := range r.Latency {
+		if l.Note != "" {
+			fmt.Fprintf(w, "\nNot measured: %s: %s.\n", l.Name, l.Note)
+		}
+	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "toolfold binary (stdio) with N replay upstreams, each an equal slice of the corpus, after a search and a run_script:")
+	fmt.Fprintln(w, "Memory of the toolfold binary (stdio) with N replay upstreams, each serving an equal slice of the corpus "+
+		"(a tool name two corpus servers share is served once per upstream), after a search and a run_script:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| upstreams | tools | RSS | peak RSS |")
 	fmt.Fprintln(w, "|--:|--:|--:|--:|")

@@ -115,13 +115,15 @@ func (e *env) corpus(ctx context.Context, rep *Report) error {
 	if err := writeConfig(cfg, ups); err != nil {
 		return err
 	}
+	start := time.Now()
 	p, pc, err := e.startProxy(ctx, cfg, len(ups))
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 	defer pc.Close()
-	e.progress("corpus: toolfold connected to all %d", len(servers))
+	rep.CorpusConnect = time.Since(start)
+	e.progress("corpus: toolfold connected to all %d in %s", len(servers), rep.CorpusConnect.Round(time.Millisecond))
 	ts, err := pc.listTools(ctx)
 	if err != nil {
 		return err
