@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -195,24 +196,28 @@ type binary struct {
 func (e *env) serveBinary(ctx context.Context, cfg string) (*binary, error) {
 	cmd := exec.Command(e.opts.Exe, "serve", "-c", cfg, "--log-level", "error")
 	cmd.Env = append(os.Environ(), e.opts.ExeEnv...)
-	cmd.Stderr = &tail{max: 4096}
+	stderr := &tail{max: 4096}
+	cmd.Stderr = stderr
 	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1"}, nil).
 		Connect(cctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("start %s serve: %w; its stderr: %s", e.opts.Exe, err, cmd.Stderr)
+		return nil, fmt.Errorf("start %s serve: %w; its stderr: %s", e.opts.Exe, err, stderr)
 	}
 	return &binary{client: &client{name: "toolfold binary", cs: cs}, cmd: cmd}, nil
 }
 
 // tail keeps the last max bytes written, for error messages.
 type tail struct {
+	mu  sync.Mutex
 	max int
 	b   []byte
 }
 
 func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
 	if len(t.b) > t.max {
 		t.b = t.b[len(t.b)-t.max:]
@@ -220,4 +225,8 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tail) String() string { return strings.TrimSpace(string(t.b)) }
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
