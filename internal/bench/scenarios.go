@@ -124,7 +124,7 @@ func (e *env) docCopy(ctx context.Context, sz sizes, classic, code *ledger) (Sce
 		return s, err
 	}
 
-	if err := code.search(ctx, e.pc, "read a text file and store it as an entity in the memory graph", 5,
+	if err := code.search(ctx, e.pc, "read text file and create memory entities", 5,
 		"filesystem.read_text_file", "memory.create_entities"); err != nil {
 		return s, err
 	}
@@ -347,7 +347,7 @@ func (e *env) poll(ctx context.Context, sz sizes, classic, code *ledger) (Scenar
 	if nonce, err = drop(dir); err != nil {
 		return s, err
 	}
-	if err := code.search(ctx, e.pc, "list a directory, read a text file, run a long running operation", 10,
+	if err := code.search(ctx, e.pc, "list a directory, read a text file, run a long running operation", 5,
 		"filesystem.list_directory", "filesystem.read_text_file", "everything.trigger_long_running_operation"); err != nil {
 		return s, err
 	}
