@@ -83,6 +83,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		opts.Exe = exe
 	}
+	corpus, err := filepath.Abs(opts.Corpus) // replay children run elsewhere
+	if err != nil {
+		return nil, err
+	}
+	opts.Corpus = corpus
 	rep := &Report{Encoding: tokens.Encoding, Quick: opts.Quick, Started: time.Now().UTC()}
 	work, err := os.MkdirTemp("", "toolfold-bench-")
 	if err != nil {

@@ -63,6 +63,14 @@ func (e *env) scenarios(ctx context.Context, rep *Report) error {
 	return nil
 }
 
+// cleanup makes a call that undoes a scenario's setup, even when ctx is
+// done, for at most 10 s.
+func cleanup(ctx context.Context, c *client, tool string, args any) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	c.call(ctx, tool, args)
+}
+
 // luaString quotes s for Lua source.
 func luaString(s string) string {
 	b, _ := json.Marshal(s) // a JSON string without \u escapes for our paths is a Lua string
@@ -113,7 +121,7 @@ func (e *env) docCopy(ctx context.Context, sz sizes, classic, code *ledger) (Sce
 		return s, err
 	}
 	fs, mem := e.direct["filesystem"], e.direct["memory"]
-	defer mem.call(context.WithoutCancel(ctx), "delete_entities", map[string]any{"entityNames": []string{"doc-classic", "doc-code"}})
+	defer cleanup(ctx, mem, "delete_entities", map[string]any{"entityNames": []string{"doc-classic", "doc-code"}})
 
 	text, err := classic.call(ctx, fs, "read_text_file", map[string]any{"path": path})
 	if err != nil {
@@ -248,7 +256,7 @@ func (e *env) join(ctx context.Context, sz sizes, classic, code *ledger) (Scenar
 	if _, err := mem.call(ctx, "create_entities", map[string]any{"entities": ents}); err != nil {
 		return Scenario{Name: "join two servers"}, err
 	}
-	defer mem.call(context.WithoutCancel(ctx), "delete_entities", map[string]any{"entityNames": names})
+	defer cleanup(ctx, mem, "delete_entities", map[string]any{"entityNames": names})
 	want := make(map[string]int)
 	var b strings.Builder
 	b.WriteString("order_id,customer,amount\n")
