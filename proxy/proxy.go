@@ -46,6 +46,12 @@ type Proxy struct {
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
+	// refreshReq counts requested refreshes; refreshDone (under refreshMu)
+	// is the request count the last rebuild covered. Requests made while a
+	// rebuild waits are served by one rebuild, not one each: 124 upstreams
+	// connecting at once rebuild the catalog a few times, not 124.
+	refreshReq  atomic.Int64
+	refreshDone int64
 
 	// life ends when the proxy shuts down; every client request's context
 	// is tied to it (see lifetimeMiddleware), so a running script or
@@ -135,9 +141,17 @@ func (p *Proxy) Index() *index.Index { return p.catalog.Load() }
 
 // refresh rebuilds the catalog and re-advertises the two tools when an
 // upstream's tools or state changed.
+//
+// It returns once a rebuild that started after the call has finished, so a
+// caller sees its change in the catalog.
 func (p *Proxy) refresh() {
+	want := p.refreshReq.Add(1)
 	p.refreshMu.Lock()
 	defer p.refreshMu.Unlock()
+	if p.refreshDone >= want {
+		return // a rebuild that started after this request already ran
+	}
+	covered := p.refreshReq.Load()
 	var tools []index.Tool
 	for _, s := range p.pool.Status() {
 		for _, t := range s.Tools {
@@ -146,6 +160,7 @@ func (p *Proxy) refresh() {
 	}
 	p.catalog.Store(index.New(tools, p.serverInfos()))
 	p.advertise()
+	p.refreshDone = covered
 }
 
 func (p *Proxy) serverInfos() []index.ServerInfo {

@@ -62,33 +62,60 @@ func (p *Proxy) AdvertisedTools() []*mcp.Tool {
 	return []*mcp.Tool{p.advertis[0], p.advertis[1]}
 }
 
+// serverLineBudget bounds the server list in search_tools' description,
+// in bytes (about a quarter as many tokens): the description is paid on
+// every turn, so 124 servers must not cost more than three.
+const serverLineBudget = 2400
+
 // serverLine names each upstream with its purpose and tool count:
-// "filesystem (files under the project, 14 tools); memory (...)".
+// "filesystem (files under the project, 14 tools); memory (...)". When that
+// exceeds serverLineBudget it falls back, in steps, to names with counts,
+// names alone, and as many names as fit followed by how many more there are;
+// search_tools finds every server's tools whichever form is shown.
 func (p *Proxy) serverLine() string {
-	var parts []string
+	var full, counted, names []string
 	for _, s := range p.pool.Status() {
 		if s.State == StateDisabled {
 			continue
 		}
-		var b strings.Builder
-		b.WriteString(s.Name)
-		b.WriteString(" (")
-		if p := purpose(s); p != "" {
-			b.WriteString(p)
-			b.WriteString("; ")
-		}
+		var state string
 		if s.Tools == nil && s.State != StateReady {
-			b.WriteString(s.State)
+			state = s.State
 		} else {
-			fmt.Fprintf(&b, "%d tools", len(s.Tools))
+			state = fmt.Sprintf("%d tools", len(s.Tools))
 		}
-		b.WriteString(")")
-		parts = append(parts, b.String())
+		line := s.Name + " ("
+		if p := purpose(s); p != "" {
+			line += p + "; "
+		}
+		full = append(full, line+state+")")
+		counted = append(counted, s.Name+" ("+state+")")
+		names = append(names, s.Name)
 	}
-	if len(parts) == 0 {
+	if len(full) == 0 {
 		return "none configured"
 	}
-	return strings.Join(parts, "; ")
+	for _, parts := range [][]string{full, counted} {
+		if l := strings.Join(parts, "; "); len(l) <= serverLineBudget {
+			return l
+		}
+	}
+	if l := strings.Join(names, ", "); len(l) <= serverLineBudget {
+		return l
+	}
+	var b strings.Builder
+	for i, n := range names {
+		more := fmt.Sprintf(" and %d more (search_tools finds them all)", len(names)-i)
+		if b.Len()+len(n)+2+len(more) > serverLineBudget {
+			b.WriteString(more)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 type searchArgs struct {
