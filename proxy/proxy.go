@@ -46,6 +46,12 @@ type Proxy struct {
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
+	// refreshReq counts requested refreshes; refreshDone (under refreshMu)
+	// is the request count the last rebuild covered. Requests made while a
+	// rebuild waits are served by one rebuild, not one each: 124 upstreams
+	// connecting at once rebuild the catalog a few times, not 124.
+	refreshReq  atomic.Int64
+	refreshDone int64
 
 	// life ends when the proxy shuts down; every client request's context
 	// is tied to it (see lifetimeMiddleware), so a running script or
@@ -61,6 +67,8 @@ type Proxy struct {
 
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
+
+	learn *learner // what search learns from use (learn.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -78,6 +86,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
 	p.tel = newTelemetry(opts, version, log)
+	p.learn = newLearner(cfg, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
@@ -118,6 +127,7 @@ func (p *Proxy) Shutdown() { p.stopLife() }
 func (p *Proxy) Close() {
 	p.Shutdown()
 	p.pool.Close()
+	p.learn.close()
 	p.workspaces.close()
 }
 
@@ -135,9 +145,17 @@ func (p *Proxy) Index() *index.Index { return p.catalog.Load() }
 
 // refresh rebuilds the catalog and re-advertises the two tools when an
 // upstream's tools or state changed.
+//
+// It returns once a rebuild that started after the call has finished, so a
+// caller sees its change in the catalog.
 func (p *Proxy) refresh() {
+	want := p.refreshReq.Add(1)
 	p.refreshMu.Lock()
 	defer p.refreshMu.Unlock()
+	if p.refreshDone >= want {
+		return // a rebuild that started after this request already ran
+	}
+	covered := p.refreshReq.Load()
 	var tools []index.Tool
 	for _, s := range p.pool.Status() {
 		for _, t := range s.Tools {
@@ -146,6 +164,7 @@ func (p *Proxy) refresh() {
 	}
 	p.catalog.Store(index.New(tools, p.serverInfos()))
 	p.advertise()
+	p.refreshDone = covered
 }
 
 func (p *Proxy) serverInfos() []index.ServerInfo {

@@ -19,7 +19,7 @@ import (
 // The two tools' schemas, written by hand to stay compact: they and the
 // descriptions are the only schema cost a client pays.
 var (
-	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, or a tool name"},"detail":{"type":"string","enum":["name","summary","full"]},"limit":{"type":"integer","minimum":1,"maximum":50},"server":{"type":"string"}},"required":["query"]}`)
+	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, or a tool name"},"detail":{"type":"string","enum":["name","summary","full"]},"limit":{"type":"integer","minimum":1,"maximum":50},"server":{"type":"string"},"language":{"type":"string","description":"script language of signatures and examples; default: run_script's"}},"required":["query"]}`)
 	runSchemaFmt = `{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string","enum":%s}},"required":["code"]}`
 )
 
@@ -63,40 +63,68 @@ func (p *Proxy) AdvertisedTools() []*mcp.Tool {
 	return []*mcp.Tool{p.advertis[0], p.advertis[1]}
 }
 
+// serverLineBudget bounds the server list in search_tools' description,
+// in bytes (about a quarter as many tokens): the description is paid on
+// every turn, so 124 servers must not cost more than three.
+const serverLineBudget = 2400
+
 // serverLine names each upstream with its purpose and tool count:
-// "filesystem (files under the project, 14 tools); memory (...)".
+// "filesystem (files under the project, 14 tools); memory (...)". When that
+// exceeds serverLineBudget it falls back, in steps, to names with counts,
+// names alone, and as many names as fit followed by how many more there are;
+// search_tools finds every server's tools whichever form is shown.
 func (p *Proxy) serverLine() string {
-	var parts []string
+	var full, counted, names []string
 	for _, s := range p.pool.Status() {
 		if s.State == StateDisabled {
 			continue
 		}
-		var b strings.Builder
-		b.WriteString(s.Name)
-		b.WriteString(" (")
-		if p := purpose(s); p != "" {
-			b.WriteString(p)
-			b.WriteString("; ")
-		}
+		var state string
 		if s.Tools == nil && s.State != StateReady {
-			b.WriteString(s.State)
+			state = s.State
 		} else {
-			fmt.Fprintf(&b, "%d tools", len(s.Tools))
+			state = fmt.Sprintf("%d tools", len(s.Tools))
 		}
-		b.WriteString(")")
-		parts = append(parts, b.String())
+		line := s.Name + " ("
+		if p := purpose(s); p != "" {
+			line += p + "; "
+		}
+		full = append(full, line+state+")")
+		counted = append(counted, s.Name+" ("+state+")")
+		names = append(names, s.Name)
 	}
-	if len(parts) == 0 {
+	if len(full) == 0 {
 		return "none configured"
 	}
-	return strings.Join(parts, "; ")
+	for _, parts := range [][]string{full, counted} {
+		if l := strings.Join(parts, "; "); len(l) <= serverLineBudget {
+			return l
+		}
+	}
+	if l := strings.Join(names, ", "); len(l) <= serverLineBudget {
+		return l
+	}
+	var b strings.Builder
+	for i, n := range names {
+		more := fmt.Sprintf(" and %d more (search_tools finds them all)", len(names)-i)
+		if b.Len()+len(n)+2+len(more) > serverLineBudget {
+			b.WriteString(more)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 type searchArgs struct {
-	Query  string `json:"query"`
-	Detail string `json:"detail"`
-	Limit  int    `json:"limit"`
-	Server string `json:"server"`
+	Query    string `json:"query"`
+	Detail   string `json:"detail"`
+	Limit    int    `json:"limit"`
+	Server   string `json:"server"`
+	Language string `json:"language"`
 }
 
 func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -104,7 +132,10 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server)
+	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
+	if err == nil && req.Session != nil {
+		p.learn.searched(req.Session, in.Query)
+	}
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, err
@@ -117,18 +148,25 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // Search runs search_tools. A bad detail or limit is a protocol error
 // (*jsonrpc.Error); an unknown server filter is an error the model can fix.
 func (p *Proxy) Search(query, detail string, limit int, server string) (string, error) {
-	return p.search(context.Background(), query, detail, limit, server)
+	return p.search(context.Background(), query, detail, limit, server, "")
+}
+
+// SearchLanguage is Search with signatures and examples in a script
+// language (lua, python, javascript; "" for run_script's default).
+func (p *Proxy) SearchLanguage(query, detail string, limit int, server, lang string) (string, error) {
+	return p.search(context.Background(), query, detail, limit, server, lang)
 }
 
 // search is Search inside a span, a child of ctx's.
-func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server string) (string, error) {
+// lang names the script language of signatures ("" for the default).
+func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server, lang string) (string, error) {
 	return p.tel.traceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
-		return p.searchCatalog(query, detail, limit, server)
+		return p.searchCatalog(query, detail, limit, server, lang)
 	})
 }
 
 // searchCatalog renders the hits of one search and counts them.
-func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (string, int, error) {
+func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang string) (string, int, error) {
 	if strings.TrimSpace(query) == "" {
 		return "", 0, invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
 	}
@@ -143,6 +181,11 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (s
 	if limit < 0 || limit > 50 {
 		return "", 0, invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
 	}
+	if lang == "" {
+		lang = p.defaultLanguage()
+	} else if !slices.Contains(index.Languages(), lang) {
+		return "", 0, invalidParams(fmt.Sprintf("language %q is not known; use one of: %s", lang, strings.Join(index.Languages(), ", ")))
+	}
 	ix := p.catalog.Load()
 	if server != "" && !slices.ContainsFunc(ix.Servers(), func(s index.ServerInfo) bool { return s.Name == server }) {
 		var names []string
@@ -151,8 +194,9 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (s
 		}
 		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
-	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server})
-	return ix.Render(query, hits, index.Detail(detail), p.defaultLanguage()), len(hits), nil
+	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
+	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore()})
+	return text, len(hits), nil
 }
 
 func (p *Proxy) defaultLanguage() string {
@@ -172,7 +216,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.runScript(ctx, in.Code, in.Language, req.Session)
+	text, failed, err := p.RunScript(withSession(ctx, req.Session), in.Code, in.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -183,15 +227,10 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 }
 
 // RunScript runs code and renders run_script's answer. failed reports a
-// script failure (an isError result); err is for malformed requests. The
-// run gets a fresh working directory; a client session's runs share its
-// workspace (workspace.go).
+// script failure (an isError result); err is for malformed requests. A
+// run of a client session (withSession) works in the session's workspace
+// (workspace.go), any other in a fresh directory.
 func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
-	return p.runScript(ctx, code, lang, nil)
-}
-
-// runScript is RunScript in session ss's workspace (none when nil).
-func (p *Proxy) runScript(ctx context.Context, code, lang string, ss *mcp.ServerSession) (text string, failed bool, err error) {
 	if strings.TrimSpace(code) == "" {
 		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
 	}
@@ -209,7 +248,7 @@ func (p *Proxy) runScript(ctx context.Context, code, lang string, ss *mcp.Server
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, ss)
+	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

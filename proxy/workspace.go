@@ -224,11 +224,13 @@ func (w *workspaces) overLimit(dir string) error {
 		formatBytes(w.limit))
 }
 
-// runIn runs req in session ss's workspace, watching its size; with no
-// session, in a fresh directory of the sandbox's.
-func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, ss *mcp.ServerSession) (*sandbox.Result, error) {
+// runIn runs req in the workspace of ctx's client session (withSession),
+// watching its size; with no session, in a fresh directory of the
+// sandbox's.
+func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
+	ss, _ := sessionOf(ctx).(*mcp.ServerSession)
 	if ss == nil {
-		return r.Run(ctx, req, &scriptHost{p: p})
+		return r.Run(ctx, req, host)
 	}
 	dir, err := p.workspaces.get(ss)
 	if err != nil {
@@ -236,7 +238,7 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 	}
 	req.Workdir = dir
 	runCtx, stop := p.workspaces.guard(ctx, dir)
-	res, err := r.Run(runCtx, req, &scriptHost{p: p})
+	res, err := r.Run(runCtx, req, host)
 	stop()
 	if err != nil {
 		return res, err
