@@ -120,12 +120,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runtimePaths returns the directories an interpreter needs read-only: the
-// given ones (its prefix, its binary's directory) and those of the shared
-// libraries it links (from ldd, when there is one), without duplicates or
-// directories nested in another.
-func runtimePaths(exe string, dirs ...string) []string {
-	dirs = append(dirs, filepath.Dir(exe))
+// runtimePaths returns the paths an interpreter needs read-only: the given
+// ones (its binary, its library directories) and the directories of the
+// shared libraries exe links (from ldd, when there is one), without
+// duplicates or paths nested in another. The binary is listed as a file,
+// not its directory: /usr/bin holds much more than node.
+func runtimePaths(exe string, paths ...string) []string {
+	dirs := append([]string{exe}, paths...)
 	dirs = append(dirs, sharedLibDirs(exe)...)
 	var clean []string
 	for _, d := range dirs {
@@ -147,6 +148,13 @@ func runtimePaths(exe string, dirs ...string) []string {
 		out = append(out, d)
 	}
 	return out
+}
+
+// fileExists reports whether path names an existing file (not following a
+// final symlink).
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // within reports whether path is dir or below it.

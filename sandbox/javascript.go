@@ -57,7 +57,7 @@ func NewJavaScript(opts *InterpreterOptions) (*JavaScript, error) {
 	}
 	in := newInterpreter("javascript", opts)
 	in.exe, in.version = exe, info.Version
-	in.paths = runtimePaths(exe)
+	in.paths = runtimePaths(exe, info.Exe)
 	in.proc.exe = exe
 	in.proc.command = func(lim Limits) ([]string, []string) { return nodeArgv(exe, lim), interpEnv }
 	return &JavaScript{in: in}, nil
@@ -85,7 +85,7 @@ func (j *JavaScript) Path() string { return j.in.exe }
 // Version is node's version, "20.20.2".
 func (j *JavaScript) Version() string { return j.in.version }
 
-// RuntimePaths are the directories node needs, read-only: its binary's
-// and those of the shared libraries it links. The isolation layer binds
-// them.
+// RuntimePaths are what node needs, read-only: its binary (a file, and
+// the symlink it was found by) and the directories of the shared libraries
+// it links. The isolation layer binds them at the same paths.
 func (j *JavaScript) RuntimePaths() []string { return j.in.paths }

@@ -17,9 +17,10 @@ import (
 var pythonPrelude string
 
 // pythonProbe prints what NewPython needs to know about the interpreter.
-const pythonProbe = `import sys, json, site
-print(json.dumps({"exe": sys.executable, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
-  "exec_prefix": sys.exec_prefix, "version": list(sys.version_info[:3]),
+const pythonProbe = `import sys, json, site, sysconfig
+paths = sysconfig.get_paths()
+print(json.dumps({"exe": sys.executable, "prefix": sys.prefix, "version": list(sys.version_info[:3]),
+  "stdlib": [paths["stdlib"], paths["platstdlib"]],
   "site": [p for p in site.getsitepackages() if p]}))`
 
 // The oldest Python the prelude runs on (top-level await in compile,
@@ -49,12 +50,11 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 		return nil, fmt.Errorf("python: %w; %s", err, hint)
 	}
 	var info struct {
-		Exe        string   `json:"exe"`
-		Prefix     string   `json:"prefix"`
-		BasePrefix string   `json:"base_prefix"`
-		ExecPrefix string   `json:"exec_prefix"`
-		Version    []int    `json:"version"`
-		Site       []string `json:"site"`
+		Exe     string   `json:"exe"`
+		Prefix  string   `json:"prefix"`
+		Version []int    `json:"version"`
+		Stdlib  []string `json:"stdlib"`
+		Site    []string `json:"site"`
 	}
 	if err := json.Unmarshal(out, &info); err != nil || len(info.Version) != 3 || !filepath.IsAbs(info.Exe) {
 		return nil, fmt.Errorf("python: %s did not describe itself (is it Python 3?); %s", path, hint)
@@ -71,9 +71,15 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 	in := newInterpreter("python", opts)
 	in.exe = exe
 	in.version = version
-	// info.Exe, not exe: a venv's python is a symlink whose location
-	// makes it the venv's.
-	in.paths = runtimePaths(exe, append([]string{filepath.Dir(info.Exe), info.Prefix, info.BasePrefix, info.ExecPrefix}, info.Site...)...)
+	// Both the binary and the path it was found by: a venv's python is a
+	// symlink whose location (and pyvenv.cfg beside its bin/) makes it the
+	// venv's.
+	paths := append([]string{exe, info.Exe}, info.Stdlib...)
+	paths = append(paths, info.Site...)
+	if cfg := filepath.Join(info.Prefix, "pyvenv.cfg"); fileExists(cfg) {
+		paths = append(paths, cfg)
+	}
+	in.paths = runtimePaths(exe, paths...)
 	argv := pythonArgv(info.Exe, compilePrelude(info.Exe), info.Site)
 	in.proc.exe = info.Exe
 	in.proc.command = func(Limits) ([]string, []string) { return argv, interpEnv }
@@ -130,9 +136,10 @@ func (p *Python) Path() string { return p.in.exe }
 // Version is the interpreter's version, "3.11.7".
 func (p *Python) Version() string { return p.in.version }
 
-// RuntimePaths are the directories the interpreter needs, read-only: its
-// prefix (binary, standard library, site-packages) and the directories of
-// the shared libraries it links. The isolation layer binds them.
+// RuntimePaths are what the interpreter needs, read-only: its binary (a
+// file, and the symlink it was found by), the standard library and
+// site-packages directories, and the directories of the shared libraries
+// it links. The isolation layer binds them at the same paths.
 func (p *Python) RuntimePaths() []string { return p.in.paths }
 
 // versionAtLeast reports whether a dotted version is at least major.minor.
