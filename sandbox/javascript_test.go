@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,9 @@ func TestJavaScriptRuntimePaths(t *testing.T) {
 	for _, p := range js.RuntimePaths() {
 		if within(js.Path(), p) {
 			found = true
+		}
+		if p == filepath.Dir(js.Path()) {
+			t.Errorf("RuntimePaths %v hold node's whole directory %s", js.RuntimePaths(), p)
 		}
 	}
 	if !found {
