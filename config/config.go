@@ -65,6 +65,16 @@ type Sandbox struct {
 	OpenFiles      int           // default 64
 	FileBytes      int64         // default 64 MiB
 	Processes      int           // default 64
+
+	// The interpreters of run_script's python and javascript languages:
+	// "" looks python3 / node up on PATH when toolfold starts; "off"
+	// disables the language; a relative path with a slash is relative to
+	// the config file's directory.
+	Python string
+	Node   string
+	// WorkspaceBytes bounds a client session's workspace (all its files,
+	// each counted as at least 4 KiB); default 256 MiB.
+	WorkspaceBytes int64
 }
 
 // HTTP configures `serve --http`.
@@ -87,6 +97,7 @@ var DefaultSandbox = Sandbox{
 	OpenFiles:      64,
 	FileBytes:      64 << 20,
 	Processes:      64,
+	WorkspaceBytes: 256 << 20,
 }
 
 // LoadOptions changes how a config is read. The zero value (or nil) is

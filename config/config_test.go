@@ -128,7 +128,7 @@ http:
 		},
 		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
 			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
-			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4},
+			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4, WorkspaceBytes: 256 << 20},
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
 	}
@@ -244,5 +244,30 @@ func TestLoadNamesFileAsGiven(t *testing.T) {
 	want := "bad.yaml:2:3: upstreams.a: needs command (to run the server over stdio) or url (to reach it over http)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Load: %v\nwant %s", err, want)
+	}
+}
+
+func TestSandboxLanguages(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "proxy.yaml")
+	cfg := mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox:\n  python: ./venv/bin/python\n  node: off\n  workspace_size: 1MiB\n", nil)
+	want := Sandbox{Python: filepath.Join(dir, "venv/bin/python"), Node: "off", WorkspaceBytes: 1 << 20}
+	got := Sandbox{Python: cfg.Sandbox.Python, Node: cfg.Sandbox.Node, WorkspaceBytes: cfg.Sandbox.WorkspaceBytes}
+	if got != want {
+		t.Errorf("sandbox = %+v, want %+v", got, want)
+	}
+	cfg = mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox: {python: python3.12, node: /opt/node/bin/node}\n", nil)
+	if cfg.Sandbox.Python != "python3.12" || cfg.Sandbox.Node != "/opt/node/bin/node" {
+		t.Errorf("sandbox = %+v", cfg.Sandbox)
+	}
+	for src, want := range map[string]string{
+		"sandbox: {python: ''}":          `sandbox.python: must be the path of the interpreter`,
+		"sandbox: {node: [a]}":           `sandbox.node: must be a string`,
+		"sandbox: {workspace_size: big}": `sandbox.workspace_size`,
+	} {
+		_, err := Parse(file, []byte("upstreams: {a: {command: x}}\n"+src+"\n"), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", src, err, want)
+		}
 	}
 }

@@ -25,6 +25,9 @@
 //	sandbox:                        # run_script limits; see DefaultSandbox
 //	  timeout: 30s
 //	  memory: 512MiB
+//	  python: python3               # run_script's python: a path or a name on PATH; off disables
+//	  node: node                    # run_script's javascript, likewise
+//	  workspace_size: 256MiB        # a session's workspace
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765
 //	  bearer_token: ${TOOLFOLD_TOKEN}

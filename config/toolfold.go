@@ -14,7 +14,8 @@ import (
 var (
 	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
-		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
+		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
+		"python", "node", "workspace_size"}
 	httpKeys = []string{"addr", "bearer_token"}
 )
 
@@ -35,7 +36,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			found = true
 			d.upstreams(src, f, cfg)
 		case "sandbox":
-			d.sandbox(f.val, &cfg.Sandbox)
+			d.sandbox(f.val, &cfg.Sandbox, cfg.Dir)
 		case "http":
 			d.http(f.val, &cfg.HTTP, x)
 		case "telemetry":
@@ -88,7 +89,7 @@ func nameProblem(name string) string {
 }
 
 // sandbox decodes the "sandbox:" section over the defaults.
-func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox) {
+func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 	if isNull(n) {
 		return
 	}
@@ -125,6 +126,8 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox) {
 			setIf(&sb.OpenFiles)(d.count(f.val, p))
 		case "processes":
 			setIf(&sb.Processes)(d.count(f.val, p))
+		case "python", "node", "workspace_size":
+			d.languageKey(f, p, sb, dir) // languages.go
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys))
 		}

@@ -279,6 +279,13 @@ var listenRE = regexp.MustCompile(`toolfold: listening on (http://\S+/mcp)`)
 // t.Cleanup.
 func startHTTP(t *testing.T, cfg string) string {
 	t.Helper()
+	_, url := startHTTPProc(t, cfg)
+	return url
+}
+
+// startHTTPProc is startHTTP that also returns the process, for its TMPDIR.
+func startHTTPProc(t *testing.T, cfg string) (*toolfoldProc, string) {
+	t.Helper()
 	p := &toolfoldProc{t: t}
 	urls := make(chan string, 1)
 	p.stderr = &syncBuffer{match: func(s string) {
@@ -301,7 +308,7 @@ func startHTTP(t *testing.T, cfg string) string {
 	select {
 	case url := <-urls:
 		t.Cleanup(func() { p.stopHTTP(exited) })
-		return url
+		return p, url
 	case err := <-exited:
 		t.Fatalf("toolfold serve --http exited before listening: %v\nstderr:\n%s", err, p.stderr)
 	case <-ctx.Done():
@@ -309,7 +316,7 @@ func startHTTP(t *testing.T, cfg string) string {
 		<-exited
 		t.Fatalf("toolfold serve --http printed no %q line: %v\nstderr:\n%s", listenRE, ctx.Err(), p.stderr)
 	}
-	return ""
+	return nil, ""
 }
 
 func (p *toolfoldProc) stopHTTP(exited <-chan error) {

@@ -63,6 +63,8 @@ type Proxy struct {
 	// each is a process with its own memory limit. Further runs wait.
 	runSlots chan struct{}
 
+	workspaces *workspaces // one directory per client session
+
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
 
@@ -95,6 +97,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.runners[r.Language()] = r
 		p.langs = append(p.langs, r.Language())
 	}
+	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, log)
 	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
 	p.catalog.Store(index.New(nil, p.serverInfos()))
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, &mcp.ServerOptions{
@@ -125,6 +128,7 @@ func (p *Proxy) Close() {
 	p.Shutdown()
 	p.pool.Close()
 	p.learn.close()
+	p.workspaces.close()
 }
 
 // Server is the client-facing MCP server.

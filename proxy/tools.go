@@ -41,7 +41,8 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a Lua script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			`Call: local r = tools.server.tool{arg = "v"} or call("server.tool", {...}); r is the structured result, parsed JSON, or text. ` +
-			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode. " +
+			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode." +
+			languageHelp(p.langs) + " " +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
@@ -226,7 +227,9 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 }
 
 // RunScript runs code and renders run_script's answer. failed reports a
-// script failure (an isError result); err is for malformed requests.
+// script failure (an isError result); err is for malformed requests. A
+// run of a client session (withSession) works in the session's workspace
+// (workspace.go), any other in a fresh directory.
 func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
 	if strings.TrimSpace(code) == "" {
 		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
@@ -245,7 +248,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
+	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -60,6 +60,74 @@
 // (The proxy also turns {} into [] where a tool's inputSchema declares the
 // parameter an array.)
 //
+// # Interpreter languages: Python and JavaScript
+//
+// NewPython and NewJavaScript find their interpreter once (a path, or
+// python3 / node on PATH; a pyenv shim is resolved to the real binary),
+// check its version (Python 3.8+, Node.js 18+) and say why it is
+// unavailable otherwise. Each run starts the interpreter itself in place
+// of the re-executed binary (procRunner.command) with the environment
+// LANG and PATH only, stdin /dev/null and the same pipes, rlimits and
+// bridge; a prelude embedded from prelude/ is passed on the command line,
+// so nothing in the working directory is read to set up a run.
+// RuntimePaths lists the directories the interpreter needs read-only (its
+// prefix, binary and shared-library directories) for the isolation layer.
+//
+//	python3 -I -S -B -c <prelude, compiled>  [site-packages dirs]
+//	node --max-old-space-size=<memory> -e <prelude>
+//
+// -I keeps the working directory (a session's workspace, which an earlier
+// run may have filled) off sys.path, so a planted json.py hijacks nothing;
+// -S skips the site module (tens of milliseconds; the prelude appends the
+// site-packages directories itself, without running .pth files). The
+// Python prelude imports only built-in modules and is passed as a code
+// object marshalled by the same interpreter at construction; it lowers
+// its own RLIMIT_DATA to its start-up size plus MemoryBytes. The node
+// prelude uses only modules loaded at start (no net, no stream), does the
+// bridge's I/O with fs on the thread pool and writes output with blocking
+// writes (node's own pipe stdout would queue a printing loop's output in
+// memory).
+//
+// # Inside a Python script
+//
+//	tools.<server>.<tool>(key=value)        a tool call; or one dict; any name via tools["s"]["t"]
+//	await tools.<server>.<tool>.acall(...)  the same for asyncio (calls run concurrently)
+//	call("server.tool", {...} or key=value) by qualified name; await acall(...) for asyncio
+//	search_tools(query, detail=None, limit=None)  the search_tools text; await asearch_tools(...)
+//	ToolError                               raised by a failed call (str(e) is the message, e.tool the name)
+//	return value                            at the top level: the run's value (JSON)
+//	print(...)                              output, line-buffered
+//
+// The script is compiled with top-level await allowed (it then runs under
+// asyncio.run). A top-level return, also inside top-level if/for/while/
+// with/try/match blocks but not inside def or class, is rewritten in the
+// AST to raise an internal BaseException carrying the value, so finally
+// blocks run and `except Exception` does not catch it (a bare except does).
+// Blocking calls may come from several threads at once. Errors report the
+// innermost line of the script in the traceback; a ToolError's message is
+// the message alone, other exceptions read "Type: message". A MemoryError
+// ends the run as "memory"; sys.exit(0) (or exit(), which the prelude
+// defines since site does not run) is a run without a value.
+//
+// # Inside a JavaScript script
+//
+//	await tools.<server>.<tool>({key: value})  a tool call (a promise); any name via tools["s"]["t"]
+//	await call("server.tool", {key: value})    by qualified name
+//	await searchTools(query, detail, limit)    or searchTools(query, {detail, limit}); alias search_tools
+//	ToolError                                  a failed call rejects with it (e.message, e.tool)
+//	require(name)                              built-in modules and absolute paths only
+//	console.log(...)                           output
+//
+// The script is the body of an async function (compiled with vm.Script
+// as file "script", the header on line 1, so lines match): top-level
+// await and return both work; import statements do not. Promise.all runs
+// calls in parallel. A ToolError is created when the call is made, so its
+// stack names the calling line. An uncaught exception or unhandled
+// rejection ends the run with its line; a script awaiting a promise that
+// nothing can settle ends at once ("can never finish"), because the
+// bridge is read only while a request is in flight. process.exit(0) ends
+// the run without a value, another code as an error.
+//
 // # The bridge
 //
 // Two pipes on fds 3 (child → parent) and 4 (parent → child), one JSON

@@ -30,6 +30,10 @@ type procRunner struct {
 	// onStart, when set (tests), is called with the child's pid after its
 	// rlimits are applied and before it is sent the code.
 	onStart func(pid int)
+	// command, when set, gives the child's argv (argv[0] is the program's
+	// absolute path) and its whole environment instead of re-executing exe:
+	// how an interpreter language (python3, node) is started. See interp.go.
+	command func(lim Limits) (argv, env []string)
 }
 
 // run is Runner.Run for every process-based language.
@@ -116,10 +120,14 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		closeAll()
 		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
 	}
+	argv, env := []string{p.exe, ChildArg, p.language}, childEnv
+	if p.command != nil {
+		argv, env = p.command(lim)
+	}
 	cmd := &exec.Cmd{
-		Path:       p.exe,
-		Args:       []string{p.exe, ChildArg, p.language},
-		Env:        childEnv,
+		Path:       argv[0],
+		Args:       argv,
+		Env:        env,
 		Dir:        dir,
 		Stdout:     outW,
 		Stderr:     errW,

@@ -31,12 +31,14 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "telemetry: %s\n\n", ts)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
-	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
+	runners, langs := languages(cfg, log)
+	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Runners: runners})
 	defer p.Close()
 
 	failed := printUpstreams(stdout, p.Status())
 	fmt.Fprintln(stdout)
 	printAdvertised(stdout, p)
+	failed = printLanguages(stdout, langs) || failed
 	failed = printSandbox(ctx, stdout, p) || failed
 	if failed {
 		return exitFailed

@@ -84,6 +84,11 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 		opts = &proxy.Options{}
 	}
 	opts.Logger, opts.Version = log, buildVersion()
+	if opts.Runners == nil {
+		var st []langStatus
+		opts.Runners, st = languages(cfg, log)
+		logLanguages(log, st)
+	}
 	p := proxy.New(cfg, opts)
 	p.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, wait)

@@ -1,0 +1,255 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// Every client session gets a workspace: a directory that is the working
+// directory of each of its runs and keeps what they write (state,
+// checkpoints, exported files) until the session ends. The proxy treats
+// its contents as hostile: it never follows a symlink there, when
+// measuring or when removing.
+
+// workspaceBlock is the least an entry of a workspace counts for: 200,000
+// empty files fill a disk's inodes as surely as one big file fills its
+// blocks.
+const workspaceBlock = 4 << 10
+
+// workspacePoll is how often a running script's workspace is measured.
+const workspacePoll = 500 * time.Millisecond
+
+// workspaces holds the workspace of each session, under one root made on
+// first use and removed at Close.
+type workspaces struct {
+	limit int64
+	log   *slog.Logger
+	// mount, when set, bounds a new workspace directory (a size- and
+	// inode-limited tmpfs); unmount undoes it before the directory is
+	// removed. Without them the size is watched by usage alone.
+	mount, unmount func(dir string) error
+
+	mu     sync.Mutex
+	root   string
+	next   int
+	dirs   map[*mcp.ServerSession]string
+	closed bool
+}
+
+// newWorkspaces bounds each workspace to limit bytes (the default when 0).
+func newWorkspaces(limit int64, log *slog.Logger) *workspaces {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if limit <= 0 {
+		limit = config.DefaultSandbox.WorkspaceBytes
+	}
+	return &workspaces{limit: limit, log: log, dirs: make(map[*mcp.ServerSession]string)}
+}
+
+// get returns the session's workspace, creating it on first use. The
+// workspace is removed when the session ends.
+func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return "", errors.New("the proxy is shutting down")
+	}
+	if dir, ok := w.dirs[ss]; ok {
+		return dir, nil
+	}
+	if w.root == "" {
+		root, err := os.MkdirTemp("", "toolfold-workspaces-")
+		if err != nil {
+			return "", fmt.Errorf("create the workspaces directory: %w (is TMPDIR writable?)", err)
+		}
+		w.root = root
+	}
+	w.next++
+	dir := filepath.Join(w.root, "session-"+strconv.Itoa(w.next))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create a session workspace: %w", err)
+	}
+	if w.mount != nil {
+		if err := w.mount(dir); err != nil {
+			w.log.Warn("session workspace not bounded by a mount; its size is watched instead", "dir", dir, "err", err)
+		}
+	}
+	w.dirs[ss] = dir
+	go func() {
+		ss.Wait()
+		w.release(ss)
+	}()
+	return dir, nil
+}
+
+// release removes an ended session's workspace.
+func (w *workspaces) release(ss *mcp.ServerSession) {
+	w.mu.Lock()
+	dir, ok := w.dirs[ss]
+	delete(w.dirs, ss)
+	w.mu.Unlock()
+	if ok {
+		w.remove(dir)
+	}
+}
+
+// close removes every workspace; later gets fail.
+func (w *workspaces) close() {
+	w.mu.Lock()
+	root := w.root
+	w.closed = true
+	dirs := w.dirs
+	w.dirs = map[*mcp.ServerSession]string{}
+	w.mu.Unlock()
+	for _, dir := range dirs {
+		w.remove(dir)
+	}
+	if root != "" {
+		w.removeTree(root)
+	}
+}
+
+// remove unmounts (when mount is set) and deletes a workspace.
+func (w *workspaces) remove(dir string) {
+	if w.unmount != nil {
+		if err := w.unmount(dir); err != nil {
+			w.log.Warn("could not unmount a session workspace", "dir", dir, "err", err)
+		}
+	}
+	w.removeTree(dir)
+}
+
+// removeTree deletes dir and everything in it without following symlinks,
+// first making directories a script made unwritable writable again.
+func (w *workspaces) removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() { // a real directory: WalkDir uses Lstat
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(dir); err != nil {
+		w.log.Warn("could not remove a session workspace", "dir", dir, "err", err)
+	}
+}
+
+// errWorkspaceFull is the cause a run is cancelled with.
+type errWorkspaceFull struct{ limit int64 }
+
+func (e errWorkspaceFull) Error() string {
+	return fmt.Sprintf("the workspace grew past its %s limit; delete files it no longer needs, write less, or raise sandbox.workspace_size",
+		formatBytes(e.limit))
+}
+
+// usage measures dir: every entry below it, files by their size rounded
+// up to workspaceBlock, everything else as one block. It stops counting
+// once past stop, so a hostile tree costs at most stop/workspaceBlock
+// entries to measure. Symlinks are counted, never followed.
+func usage(dir string, stop int64) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		size := int64(workspaceBlock)
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				size = max(size, (info.Size()+workspaceBlock-1)/workspaceBlock*workspaceBlock)
+			}
+		}
+		n += size
+		if n > stop {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return n
+}
+
+// guard cancels ctx, with errWorkspaceFull as the cause, when dir grows
+// past the limit while a script runs. The returned stop ends the watch.
+func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(workspacePoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if usage(dir, w.limit) > w.limit {
+					cancel(errWorkspaceFull{w.limit})
+					return
+				}
+			}
+		}
+	})
+	return ctx, func() {
+		close(done)
+		wg.Wait()
+		cancel(nil)
+	}
+}
+
+// overLimit checks dir after a run. A workspace left over its limit is
+// emptied (a later run could do nothing in it) and the error says so.
+func (w *workspaces) overLimit(dir string) error {
+	if usage(dir, w.limit) <= w.limit {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		w.removeTree(filepath.Join(dir, e.Name()))
+	}
+	return fmt.Errorf("the workspace grew past its %s limit, so its files were removed; write less, or raise sandbox.workspace_size",
+		formatBytes(w.limit))
+}
+
+// runIn runs req in the workspace of ctx's client session (withSession),
+// watching its size; with no session, in a fresh directory of the
+// sandbox's.
+func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
+	ss, _ := sessionOf(ctx).(*mcp.ServerSession)
+	if ss == nil {
+		return r.Run(ctx, req, host)
+	}
+	dir, err := p.workspaces.get(ss)
+	if err != nil {
+		return nil, err
+	}
+	req.Workdir = dir
+	runCtx, stop := p.workspaces.guard(ctx, dir)
+	res, err := r.Run(runCtx, req, host)
+	stop()
+	if err != nil {
+		return res, err
+	}
+	if full := p.workspaces.overLimit(dir); full != nil {
+		switch {
+		case res.Err == nil, res.Err.Kind == "killed":
+			res.Err = &sandbox.ScriptError{Kind: "limit", Msg: full.Error()}
+		default:
+			res.Err.Msg += "; and " + full.Error()
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,246 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// pythonSession is a proxy serving Python, and a client session to it; the
+// test is skipped without python3.
+func pythonSession(t *testing.T, workspaceBytes int64) (*Proxy, *mcp.ClientSession) {
+	t.Helper()
+	py, err := sandbox.NewPython(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	cfg := testConfig()
+	cfg.Sandbox.WorkspaceBytes = workspaceBytes
+	return startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{py}})
+}
+
+func runPython(t *testing.T, cs *mcp.ClientSession, code string) (string, bool) {
+	t.Helper()
+	return callText(t, cs, "run_script", map[string]any{"code": code, "language": "python"})
+}
+
+// valueLine is the "=> value" line of a run_script answer.
+func valueLine(text string) string {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "=> "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func TestWorkspacePersistsAcrossRunsAndGoesWithTheSession(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "keep.txt")
+	os.WriteFile(secret, []byte("not the script's"), 0o600)
+
+	p, cs := pythonSession(t, 0)
+	text, failed := runPython(t, cs, `
+import os
+open("state.json", "w").write('{"n": 1}')
+os.mkdir("sub")
+os.symlink(`+quotePy(outside)+`, "sub/escape")
+os.symlink(`+quotePy(secret)+`, "link")`)
+	if failed {
+		t.Fatalf("first run: %s", text)
+	}
+	dirs := sessionDirs(p)
+	if len(dirs) != 1 {
+		t.Fatalf("workspaces after one session's run: %v", dirs)
+	}
+	dir := dirs[0]
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Fatalf("the run's file is not in the workspace: %v", err)
+	}
+	text, failed = runPython(t, cs, `return open("state.json").read()`)
+	if failed || valueLine(text) != `"{\"n\": 1}"` {
+		t.Fatalf("second run did not see the first run's file: %s", text)
+	}
+	// A second session has its own workspace.
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := p.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "second"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ = runPython(t, cs2, `import os
+return os.path.exists("state.json")`)
+	if valueLine(text) != "false" || len(sessionDirs(p)) != 2 {
+		t.Errorf("second session shares the first's workspace: %s, %v", text, sessionDirs(p))
+	}
+	cs.Close()
+	waitGone(t, dir)
+	if b, err := os.ReadFile(secret); err != nil || string(b) != "not the script's" {
+		t.Errorf("removing the workspace followed a symlink: %v", err)
+	}
+	cs2.Close()
+	ss.Wait()
+}
+
+// sessionDirs lists the workspaces the proxy holds.
+func sessionDirs(p *Proxy) []string {
+	p.workspaces.mu.Lock()
+	defer p.workspaces.mu.Unlock()
+	var dirs []string
+	for _, d := range p.workspaces.dirs {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+func quotePy(s string) string { return strconv.Quote(s) }
+
+func waitGone(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Lstat(dir); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workspace %s still exists after its session ended", dir)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestWorkspaceLimit(t *testing.T) {
+	_, cs := pythonSession(t, 1<<20)
+	tests := []struct{ name, code string }{
+		{"one big file", `open("big", "wb").write(b"x" * (2 << 20))`},
+		{"many small files", "for i in range(400):\n    open(f'f{i}', 'w').close()"},
+		{"keeps writing", "import time\nfor i in range(1000):\n    open(f'f{i}', 'wb').write(b'x' * 8192)\n    time.sleep(0.01)"},
+	}
+	for _, tt := range tests {
+		text, failed := runPython(t, cs, tt.code)
+		if !failed || !strings.Contains(text, "workspace grew past its 1.0 MiB limit") || !strings.Contains(text, "sandbox.workspace_size") {
+			t.Errorf("%s: failed=%v %s; want the workspace limit", tt.name, failed, text)
+		}
+		text, failed = runPython(t, cs, `import os
+return len(os.listdir("."))`)
+		if failed || valueLine(text) != "0" {
+			t.Errorf("%s: the full workspace was not emptied: %s", tt.name, text)
+		}
+	}
+}
+
+func TestWorkspaceUsageDoesNotFollowSymlinks(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big")
+	os.WriteFile(big, make([]byte, 1<<20), 0o600)
+	dir := t.TempDir()
+	os.Symlink(big, filepath.Join(dir, "link"))
+	os.Symlink(filepath.Dir(big), filepath.Join(dir, "dirlink"))
+	os.WriteFile(filepath.Join(dir, "small"), []byte("x"), 0o600)
+	if n := usage(dir, 1<<30); n != 3*workspaceBlock {
+		t.Errorf("usage = %d, want 3 entries of %d", n, workspaceBlock)
+	}
+	if n := usage(dir, 1); n != workspaceBlock {
+		t.Errorf("usage stopping at 1 = %d, want it to stop after the first entry", n)
+	}
+}
+
+func TestWorkspacesRemovedAtClose(t *testing.T) {
+	w := newWorkspaces(0, nil)
+	ct, st := mcp.NewInMemoryTransports()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := w.get(ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "locked")
+	os.Mkdir(locked, 0o700)
+	os.WriteFile(filepath.Join(locked, "f"), nil, 0o600)
+	os.Chmod(locked, 0o500)
+	w.close()
+	if _, err := os.Lstat(filepath.Dir(dir)); !os.IsNotExist(err) {
+		t.Errorf("workspaces root still there after close: %v", err)
+	}
+	if _, err := w.get(ss); err == nil {
+		t.Error("get after close succeeded")
+	}
+	cs.Close()
+	ss.Wait()
+}
+
+// TestWorkspaceMountHooks: a workspace is mounted when made and unmounted
+// before it is removed, at session end and at close.
+func TestWorkspaceMountHooks(t *testing.T) {
+	w := newWorkspaces(0, nil)
+	var mu sync.Mutex
+	var events []string
+	record := func(what string) func(string) error {
+		return func(dir string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			_, err := os.Lstat(dir)
+			events = append(events, fmt.Sprintf("%s %s exists=%v", what, filepath.Base(dir), err == nil))
+			return nil
+		}
+	}
+	w.mount, w.unmount = record("mount"), record("unmount")
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
+	var sessions []*mcp.ServerSession
+	var clients []*mcp.ClientSession
+	for range 2 {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.get(ss); err != nil {
+			t.Fatal(err)
+		}
+		sessions, clients = append(sessions, ss), append(clients, cs)
+	}
+	first := sessionDir(w, sessions[0])
+	clients[0].Close()
+	sessions[0].Wait()
+	waitGone(t, first)
+	w.close()
+	clients[1].Close()
+	sessions[1].Wait()
+	want := []string{"mount session-1 exists=true", "mount session-2 exists=true",
+		"unmount session-1 exists=true", "unmount session-2 exists=true"}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(events, "; ") != strings.Join(want, "; ") {
+		t.Errorf("events = %q, want %q", events, want)
+	}
+}
+
+func sessionDir(w *workspaces, ss *mcp.ServerSession) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dirs[ss]
+}

@@ -1,0 +1,299 @@
+// toolfold's JavaScript prelude: run as `node --max-old-space-size=N -e <this file>`
+// by the sandbox (see sandbox/javascript.go). It reads the run frame from the
+// bridge (fd 4), runs the script as the body of an async function with
+// tools/call/searchTools bound, and sends the done frame on fd 3.
+'use strict';
+const fs = require('fs');
+const vm = require('vm');
+const EventEmitter = require('events');
+const { createRequire } = require('module');
+
+// Only modules loaded at node's start are used here: net and stream
+// (sockets, Writable) cost about 10 ms to load.
+
+// Output goes to fds 1 and 2 with blocking writes. Node's own stdout on a
+// pipe queues in memory when the pipe is full, and a script printing in a
+// loop never yields to drain it: it would run out of memory instead of
+// being stopped for its output. The global console writes to whatever
+// process.stdout is on its first use.
+function syncStream(fd) {
+  const s = new EventEmitter();
+  s.fd = fd;
+  s.isTTY = false;
+  s.writable = true;
+  s.write = (chunk, enc, cb) => {
+    if (typeof enc === 'function') cb = enc;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, typeof enc === 'string' ? enc : 'utf8') : chunk;
+    let off = 0;
+    while (off < buf.length) {
+      try {
+        off += fs.writeSync(fd, buf, off);
+      } catch (e) {
+        if (e.code !== 'EAGAIN') {
+          if (cb) cb(e);
+          return false;
+        }
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      }
+    }
+    if (cb) cb();
+    return true;
+  };
+  s.end = (chunk, enc, cb) => { if (chunk) s.write(chunk, enc, cb); };
+  return s;
+}
+const stdout = syncStream(1);
+const stderr = syncStream(2);
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => stdout });
+Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get: () => stderr });
+
+// The script's require resolves built-in modules and absolute paths only:
+// nothing in the working directory (the session's workspace, which an
+// earlier run may have filled) is found by a bare name.
+const scriptRequire = createRequire('/toolfold-script/');
+
+class ToolError extends Error {
+  constructor(message, tool) {
+    super(message);
+    this.name = 'ToolError';
+    this.tool = tool || '';
+  }
+}
+
+// The bridge: fd 3 written and fd 4 read with fs calls on libuv's thread
+// pool, so the script's event loop never blocks on them. fd 4 is read only
+// while a request awaits its answer (or before the run frame), so a script
+// awaiting something that can never settle lets the loop empty
+// (beforeExit) instead of waiting for the wall timeout.
+const pending = new Map();
+let nextId = 0;
+let maxFrame = 1 << 30;
+let finished = false;
+let started = false;
+
+function fatal(msg) {
+  finished = true;
+  try { fs.writeSync(2, `toolfold sandbox: bridge: ${msg}\n`); } finally { process.exit(3); }
+}
+
+const writeQueue = [];
+let writing = false;
+
+// send writes one frame, whole and in order; cb runs once it is written.
+function send(line, cb) {
+  writeQueue.push([Buffer.from(line + '\n'), cb]);
+  flush();
+}
+
+function flush() {
+  if (writing || writeQueue.length === 0) return;
+  writing = true;
+  const [buf, cb] = writeQueue[0];
+  fs.write(3, buf, 0, buf.length, null, (err, n) => {
+    writing = false;
+    if (err && err.code !== 'EAGAIN') fatal(err.message);
+    if (err) return setTimeout(flush, 1);
+    if (n < buf.length) {
+      writeQueue[0][0] = buf.subarray(n);
+    } else {
+      writeQueue.shift();
+      if (cb) cb();
+    }
+    flush();
+  });
+}
+
+const readBuf = Buffer.allocUnsafe(1 << 16);
+let chunks = [];
+let reading = false;
+
+function pump() {
+  if (reading || (started && pending.size === 0)) return;
+  reading = true;
+  fs.read(4, readBuf, 0, readBuf.length, null, (err, n) => {
+    reading = false;
+    if (err && err.code !== 'EAGAIN') fatal(err.message);
+    if (err) return setTimeout(pump, 1);
+    if (n === 0) {
+      if (!finished) fatal('the parent closed the bridge');
+      return;
+    }
+    received(Buffer.from(readBuf.subarray(0, n)));
+    pump();
+  });
+}
+
+// received splits what was read into frames.
+function received(data) {
+  let i;
+  while ((i = data.indexOf(10)) >= 0) {
+    chunks.push(data.subarray(0, i));
+    data = data.subarray(i + 1);
+    const line = Buffer.concat(chunks).toString('utf8');
+    chunks = [];
+    let f;
+    try { f = JSON.parse(line); } catch (e) { fatal('malformed frame: ' + e.message); }
+    if (!started) {
+      if (f.method !== 'run') fatal('first bridge frame is not a run frame');
+      started = true;
+      run(f.params);
+    } else {
+      answer(f);
+    }
+  }
+  if (data.length > 0) chunks.push(data);
+}
+
+function fmtBytes(n) {
+  for (const [shift, unit] of [[30, 'GiB'], [20, 'MiB'], [10, 'KiB']]) {
+    const u = 2 ** shift;
+    if (n >= u && n % u === 0) return `${n / u} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+function request(method, params, what, tool) {
+  // Created here, in the script's call, so its stack names the script line.
+  const err = new ToolError('', tool);
+  const line = JSON.stringify({ id: ++nextId, method, params });
+  const size = Buffer.byteLength(line);
+  if (size > maxFrame) {
+    err.message = `${what} of ${size} bytes exceed the ${fmtBytes(maxFrame)} frame limit; ` +
+      'pass less data per call or raise sandbox.max_frame';
+    return Promise.reject(err);
+  }
+  return new Promise((resolve, reject) => {
+    pending.set(nextId, { resolve, reject, err });
+    send(line);
+    pump();
+  });
+}
+
+function answer(f) {
+  const p = pending.get(f.id);
+  if (!p) return;
+  pending.delete(f.id);
+  if (f.error) {
+    p.err.message = f.error.message || 'tool call failed';
+    p.reject(p.err);
+  } else {
+    p.resolve(f.result === undefined ? null : f.result);
+  }
+}
+
+function call(name, args) {
+  if (typeof name !== 'string' || name === '') {
+    return Promise.reject(new TypeError('call needs a tool name: await call("server.tool", {...})'));
+  }
+  const params = { name };
+  if (args !== undefined) params.args = args;
+  return request('call', params, 'the arguments to ' + name, name);
+}
+
+function searchTools(query, detail, limit) {
+  if (detail && typeof detail === 'object') ({ detail, limit } = detail);
+  const params = { query: String(query) };
+  if (detail) params.detail = String(detail);
+  if (limit) params.limit = Number(limit);
+  return request('search', params, 'the search query', 'search_tools');
+}
+
+function serverProxy(server) {
+  return new Proxy(Object.create(null), {
+    get(_, tool) {
+      if (typeof tool !== 'string' || tool === 'then') return undefined;
+      const name = server + '.' + tool;
+      return (args) => call(name, args);
+    },
+  });
+}
+
+const tools = new Proxy(Object.create(null), {
+  get(_, server) {
+    if (typeof server !== 'string' || server === 'then') return undefined;
+    return serverProxy(server);
+  },
+});
+
+// done sends the done frame, with valueJSON (the return value, encoded) or
+// params.error, and exits once it is written.
+function done(params, valueJSON) {
+  if (finished) return;
+  finished = true;
+  let line = valueJSON === undefined ? JSON.stringify({ method: 'done', params })
+    : '{"method":"done","params":{"value":' + valueJSON + '}}';
+  if (Buffer.byteLength(line) > maxFrame) {
+    line = JSON.stringify({ method: 'done', params: { error: { kind: 'limit', msg:
+      `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
+      `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
+  }
+  send(line, () => process.exit(0));
+}
+
+function scriptLine(text) {
+  const m = /(?:^|[\s(])script:(\d+)(?::\d+)?/m.exec(text || '');
+  return m ? Number(m[1]) : 0;
+}
+
+function fail(e, kind) {
+  let msg;
+  let line = 0;
+  if (e instanceof ToolError) {
+    msg = e.message;
+    line = scriptLine(e.stack);
+  } else if (e instanceof Error) {
+    msg = `${e.name}: ${e.message}`;
+    line = scriptLine(e.stack);
+    if (/heap out of memory|Allocation failed/.test(e.message)) kind = 'memory';
+  } else {
+    let s;
+    try { s = JSON.stringify(e); } catch { s = undefined; }
+    msg = 'uncaught value: ' + (s === undefined ? String(e) : s);
+  }
+  if (msg.length > 4096) msg = msg.slice(0, 4096) + '…';
+  done({ error: { kind, line, msg } });
+}
+
+function finish(value) {
+  if (value === undefined) return done({});
+  let json;
+  try {
+    json = JSON.stringify(value);
+  } catch (e) {
+    return done({ error: { kind: 'runtime', msg: `cannot return this value: ${e.message}` } });
+  }
+  done({}, json);
+}
+
+function run(params) {
+  const lim = params.limits || {};
+  if (lim.max_frame_bytes) maxFrame = lim.max_frame_bytes;
+  let fn;
+  try {
+    // The header shares line 1 with the code, so lines need no offset.
+    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require) {' +
+      params.code + '\n})';
+    fn = new vm.Script(src, { filename: 'script' }).runInThisContext();
+  } catch (e) {
+    const line = scriptLine(e.stack);
+    return done({ error: { kind: 'syntax', line, msg: `${e.name}: ${e.message}` } });
+  }
+  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire).then(finish, (e) => fail(e, 'runtime'));
+}
+
+// A script calling process.exit ends the run like Python's sys.exit: code
+// 0 without a value, any other code as an error. Only synchronous writes
+// work in an exit handler; fd 3 is a blocking pipe.
+process.on('exit', (code) => {
+  if (finished) return;
+  finished = true;
+  const params = code === 0 ? {} : { error: { kind: 'runtime', msg: `process.exit(${code})` } };
+  try { fs.writeSync(3, JSON.stringify({ method: 'done', params }) + '\n'); } catch {}
+});
+process.on('uncaughtException', (e) => fail(e, 'runtime'));
+process.on('unhandledRejection', (e) => fail(e, 'runtime'));
+process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:
+  'the script awaited something that can never finish (a promise nobody resolves); ' +
+  'await only tool calls and promises that settle' } }));
+
+pump();
