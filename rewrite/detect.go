@@ -136,32 +136,38 @@ func (d *Detector) dropAllowed(s string, dst []Span, base int) []Span {
 }
 
 // findCustom adds the matches of the custom patterns that overlap nothing
-// found so far, keeping dst[base:] sorted.
+// found so far (earlier patterns win among themselves), keeping dst[base:]
+// sorted. It is O(n log n) in the number of spans.
 func (d *Detector) findCustom(s string, dst []Span, base int) []Span {
-	found := false
+	var cand []Span
 	for _, c := range d.custom {
 		for _, m := range c.re.FindAllStringIndex(s, -1) {
-			if m[0] == m[1] || overlaps(dst[base:], m[0], m[1]) {
-				continue
+			if m[0] < m[1] {
+				cand = append(cand, Span{Start: m[0], End: m[1], Type: c.typ})
 			}
-			dst = append(dst, Span{Start: m[0], End: m[1], Type: c.typ})
-			found = true
 		}
 	}
-	if found {
-		spans := dst[base:]
-		sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	if len(cand) == 0 {
+		return dst
 	}
-	return dst
-}
-
-func overlaps(spans []Span, start, end int) bool {
-	for _, sp := range spans {
-		if start < sp.End && sp.Start < end {
-			return true
+	sort.SliceStable(cand, func(i, j int) bool { return cand[i].Start < cand[j].Start })
+	merged := make([]Span, 0, len(dst)-base+len(cand))
+	built := dst[base:]
+	end := 0 // end of the last span kept
+	k := 0
+	for _, c := range cand {
+		for k < len(built) && built[k].Start < c.End {
+			merged = append(merged, built[k])
+			end = max(end, built[k].End)
+			k++
+		}
+		if c.Start >= end && (k == len(built) || c.End <= built[k].Start) {
+			merged = append(merged, c)
+			end = c.End
 		}
 	}
-	return false
+	merged = append(merged, built[k:]...)
+	return append(dst[:base], merged...)
 }
 
 // Character classes, one table lookup per byte.

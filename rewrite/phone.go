@@ -263,6 +263,7 @@ func (sc *scanner) context(start, end int, ok func(string) bool) bool {
 	}
 	return anyWord(sc.s, back(sc.s, start, 48, 1), start, ok) || anyWord(sc.s, end, ahead(sc.s, end, 16), ok)
 }
+
 // anyWord lower-cases each letter word of s[lo:hi] and asks ok.
 func anyWord(s string, lo, hi int, ok func(string) bool) bool {
 	var b [16]byte

@@ -7,6 +7,9 @@ type scanner struct {
 	hint     string // extra context for phone numbers (a JSON key)
 	literals bool   // also report token-shaped text as TypeToken
 	out      []Span
+	// localEnd is the end of the last email local-part run scanned: a
+	// later word start inside it ends there too (no rescans).
+	localEnd int
 }
 
 func (sc *scanner) emit(start, end int, typ string) {
@@ -76,9 +79,13 @@ func (sc *scanner) run() {
 func (sc *scanner) word(i int) int {
 	s, d := sc.s, sc.d
 	if d.on[kEmail] {
-		j := i
-		for j < len(s) && class[s[j]]&cLocal != 0 {
-			j++
+		j := sc.localEnd
+		if i >= j {
+			j = i
+			for j < len(s) && class[s[j]]&cLocal != 0 {
+				j++
+			}
+			sc.localEnd = j
 		}
 		if j < len(s) && s[j] == '@' {
 			if end := emailEnd(s, i, j); end > 0 {
@@ -99,7 +106,9 @@ func (sc *scanner) word(i int) int {
 		}
 		return sc.number(i)
 	}
-	if d.on[kSecret] {
+	// Keys are runs of [A-Za-z0-9_-]: one starts where such a run does,
+	// never after a '-' inside it (which would rescan the run).
+	if d.on[kSecret] && (i == 0 || s[i-1] != '-') {
 		if start, end := secretAt(s, i); end > 0 {
 			sc.emit(start, end, TypeSecret)
 			return end
@@ -140,7 +149,7 @@ func skipWord(s string, i int) int {
 // whose type is in types, or -1.
 func tokenEnd(s string, i int, types map[string]bool) int {
 	j := i + 1
-	for j < len(s) && (isUpper(s[j]) || isDigit(s[j]) || s[j] == '_') && j-i < 40 {
+	for j < len(s) && (isUpper(s[j]) || isDigit(s[j]) || s[j] == '_') && j-i < 64 {
 		j++
 	}
 	// s[i+1:j] is TYPE_digits, the type ending at the last '_'.
