@@ -87,10 +87,10 @@ func TestHardNegatives(t *testing.T) {
 		"550e8400-e29b-41d4-a716-446655440000",
 		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 		"sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709",
-		"4111111111111112",                            // Luhn fails
-		"1234567812345670",                            // Luhn holds, no issuer starts with 1234
-		"GB82WEST12345698765433",                      // mod-97 fails
-		"XX82WEST12345698765432",                      // no such country
+		"4111111111111112",                                                        // Luhn fails
+		"1234567812345670",                                                        // Luhn holds, no issuer starts with 1234
+		"GB82WEST12345698765433",                                                  // mod-97 fails
+		"XX82WEST12345698765432",                                                  // no such country
 		"000-12-3456", "666-12-3456", "912-12-3456", "078-00-1120", "078-05-0000", // SSA rules
 		"256.1.1.1", "01.02.03.04", "10.0.0", "std::vector", "a::b", "00:1A:2B:3C:4D:5E", "dead:beef",
 		"foo@bar", "user@localhost", "@mention", "a@b.c1",

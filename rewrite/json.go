@@ -17,18 +17,18 @@ import (
 // Keys are tokenized too: objects keyed by email or IP address are
 // common, and a key only changes when a detector fires on it.
 func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
-	return walkJSON(raw, func(out *bytes.Buffer, lit []byte, escaped bool, hint string) error {
-		var s string
+	return walkJSON(raw, func(out *bytes.Buffer, lit string, escaped bool, hint string) error {
+		s := lit[1 : len(lit)-1]
 		if escaped {
-			if err := json.Unmarshal(lit, &s); err != nil {
+			u, err := unquote(lit)
+			if err != nil {
 				return err
 			}
-		} else {
-			s = string(lit[1 : len(lit)-1])
+			s = u
 		}
 		t := v.tokenize(s, hint)
 		if t == s {
-			out.Write(lit)
+			out.WriteString(lit)
 			return nil
 		}
 		if escaped {
@@ -39,13 +39,12 @@ func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
 			out.WriteByte('"')
 		}
 		return nil
-	}, func(out *bytes.Buffer, num []byte, hint string) {
-		s := string(num)
-		if t := v.tokenize(s, hint); t != s {
+	}, func(out *bytes.Buffer, num string, hint string) {
+		if t := v.tokenize(num, hint); t != num {
 			writeJSONString(out, t)
 			return
 		}
-		out.Write(num)
+		out.WriteString(num)
 	})
 }
 
@@ -55,11 +54,10 @@ func (v *Vault) DetokenizeJSON(raw []byte) ([]byte, error) {
 	if bytes.IndexByte(raw, '[') < 0 {
 		return raw, nil
 	}
-	return walkJSON(raw, func(out *bytes.Buffer, lit []byte, escaped bool, _ string) error {
-		body := string(lit[1 : len(lit)-1])
-		t := v.Detokenize(body)
-		if t == body {
-			out.Write(lit)
+	return walkJSON(raw, func(out *bytes.Buffer, lit string, escaped bool, _ string) error {
+		body := lit[1 : len(lit)-1]
+		if v.Detokenize(body) == body {
+			out.WriteString(lit)
 			return nil
 		}
 		// Re-encode only the restored values: the rest is already JSON.
@@ -67,7 +65,7 @@ func (v *Vault) DetokenizeJSON(raw []byte) ([]byte, error) {
 		v.detokenizeInto(out, body)
 		out.WriteByte('"')
 		return nil
-	}, func(out *bytes.Buffer, num []byte, _ string) { out.Write(num) })
+	}, func(out *bytes.Buffer, num string, _ string) { out.WriteString(num) })
 }
 
 // detokenizeInto writes body (the inside of a JSON string) with each known
@@ -96,17 +94,25 @@ func (v *Vault) detokenizeInto(out *bytes.Buffer, body string) {
 	out.WriteString(body[last:])
 }
 
+// unquote decodes a JSON string literal.
+func unquote(lit string) (string, error) {
+	var u string
+	err := json.Unmarshal([]byte(lit), &u)
+	return u, err
+}
+
 func writeJSONString(out *bytes.Buffer, s string) {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
+	_ = enc.Encode(s)           // a string always encodes
 	out.Truncate(out.Len() - 1) // Encode's newline
 }
 
 // walkJSON copies a JSON text, handing each string literal and each number
 // to a callback. hint is the key the value sits under (the last key seen).
-func walkJSON(raw []byte, str func(out *bytes.Buffer, lit []byte, escaped bool, hint string) error,
-	num func(out *bytes.Buffer, num []byte, hint string)) ([]byte, error) {
+func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool, hint string) error,
+	num func(out *bytes.Buffer, num string, hint string)) ([]byte, error) {
+	raw := string(rawb) // one copy; every literal below is a substring of it
 	var out bytes.Buffer
 	out.Grow(len(raw) + len(raw)/16)
 	hint := ""
@@ -128,7 +134,7 @@ func walkJSON(raw []byte, str func(out *bytes.Buffer, lit []byte, escaped bool, 
 				return nil, err
 			}
 			if isKey {
-				hint = string(lit[1 : len(lit)-1])
+				hint = lit[1 : len(lit)-1]
 			}
 			i = j
 		case c == '-' || isDigit(c):
@@ -148,7 +154,7 @@ func walkJSON(raw []byte, str func(out *bytes.Buffer, lit []byte, escaped bool, 
 
 // stringEnd returns the end of the string literal at raw[i] (after its
 // closing quote) and whether it holds escapes.
-func stringEnd(raw []byte, i int) (int, bool, error) {
+func stringEnd(raw string, i int) (int, bool, error) {
 	escaped := false
 	for j := i + 1; j < len(raw); j++ {
 		switch raw[j] {
@@ -162,7 +168,7 @@ func stringEnd(raw []byte, i int) (int, bool, error) {
 	return 0, false, fmt.Errorf("unterminated JSON string at byte %d", i)
 }
 
-func nextNonSpace(raw []byte, j int) byte {
+func nextNonSpace(raw string, j int) byte {
 	for ; j < len(raw); j++ {
 		switch raw[j] {
 		case ' ', '\t', '\n', '\r':

@@ -1,6 +1,12 @@
 package rewrite
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
+
+// spanPool recycles span slices: most strings have no value at all.
+var spanPool = sync.Pool{New: func() any { s := make([]Span, 0, 16); return &s }}
 
 // Tokenize replaces every value found in s by its token. Text already
 // shaped like a token of a type this vault can give is vaulted too (as
@@ -11,8 +17,14 @@ func (v *Vault) Tokenize(s string) string {
 
 // tokenize is Tokenize with a context hint (the JSON key s sits under).
 func (v *Vault) tokenize(s, hint string) string {
-	var stack [8]Span
-	spans := v.det.find(s, hint, stack[:0], true)
+	buf := spanPool.Get().(*[]Span)
+	spans := v.det.find(s, hint, (*buf)[:0], true)
+	defer func() {
+		if cap(spans) <= 1024 {
+			*buf = spans[:0]
+			spanPool.Put(buf)
+		}
+	}()
 	if len(spans) == 0 {
 		return s
 	}
