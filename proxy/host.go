@@ -5,14 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
 // scriptHost is what a running script reaches through the bridge.
-type scriptHost struct{ p *Proxy }
+type scriptHost struct {
+	p *Proxy
+	// vault serves a run without a client session (rewrite.go).
+	once  sync.Once
+	vault *rewrite.Vault
+}
 
 var _ sandbox.Host = (*scriptHost)(nil)
 
@@ -31,6 +38,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, &sandbox.ToolError{Tool: name, Msg: unknownToolMessage(ix, name)}
 	}
 	qname := hit.QName
+	ctx = h.p.pii.scriptContext(ctx, h)
 	args = coerceArgs(args, hit.Tool.InputSchema)
 	res, err := h.p.pool.Call(ctx, hit.Tool.Server, hit.Tool.Name, args)
 	if err != nil {
