@@ -178,7 +178,7 @@ var (
 	}
 	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true}
 	weakPhoneWords  = map[string]bool{
-		"message": true, "messages": true, "answering": true, "reach": true, "contact": true, "text": true,
+		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
 	}
 	ssnWords = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
 )

@@ -53,6 +53,8 @@ Usage:
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
   toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
+                                             score the PII detectors on labelled text
   toolfold version
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -83,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
+	case "eval-pii":
+		return cmdEvalPII(rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
 		return exitOK
