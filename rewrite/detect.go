@@ -112,7 +112,7 @@ func (d *Detector) Find(s string, dst []Span) []Span {
 // with literals, spans of type TypeToken for text already shaped like a token.
 func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	base := len(dst)
-	sc := scanner{d: d, s: s, hint: hint, literals: literals, out: dst}
+	sc := scanner{d: d, s: s, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
 	sc.run()
 	dst = sc.out
 	if len(d.custom) > 0 {

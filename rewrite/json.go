@@ -17,6 +17,7 @@ import (
 // Keys are tokenized too: objects keyed by email or IP address are
 // common, and a key only changes when a detector fires on it.
 func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
+	spans := make([]Span, 0, 16)
 	return walkJSON(raw, func(out *bytes.Buffer, lit string, escaped bool, hint string) error {
 		s := lit[1 : len(lit)-1]
 		if escaped {
@@ -26,7 +27,7 @@ func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
 			}
 			s = u
 		}
-		t := v.tokenize(s, hint)
+		t := v.tokenizeWith(s, hint, &spans)
 		if t == s {
 			out.WriteString(lit)
 			return nil
@@ -40,7 +41,7 @@ func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
 		}
 		return nil
 	}, func(out *bytes.Buffer, num string, hint string) {
-		if t := v.tokenize(num, hint); t != num {
+		if t := v.tokenizeWith(num, hint, &spans); t != num {
 			writeJSONString(out, t)
 			return
 		}
@@ -156,14 +157,24 @@ func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool,
 // closing quote) and whether it holds escapes.
 func stringEnd(raw string, i int) (int, bool, error) {
 	escaped := false
-	for j := i + 1; j < len(raw); j++ {
-		switch raw[j] {
-		case '"':
-			return j + 1, escaped, nil
-		case '\\':
-			escaped = true
-			j++
+	for j := i + 1; j < len(raw); {
+		k := strings.IndexByte(raw[j:], '"')
+		if k < 0 {
+			break
 		}
+		q := j + k
+		// Escapes before the quote: an odd run of backslashes escapes it.
+		if b := strings.IndexByte(raw[j:q], '\\'); b >= 0 {
+			escaped = true
+		}
+		n := 0
+		for p := q - 1; p > i && raw[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, escaped, nil
+		}
+		j = q + 1
 	}
 	return 0, false, fmt.Errorf("unterminated JSON string at byte %d", i)
 }

@@ -1,5 +1,7 @@
 package rewrite
 
+import "strings"
+
 // scanner is one pass of a Detector over a text.
 type scanner struct {
 	d        *Detector
@@ -10,6 +12,24 @@ type scanner struct {
 	// localEnd is the end of the last email local-part run scanned: a
 	// later word start inside it ends there too (no rescans).
 	localEnd int
+	// nextAt and nextColon cache the next '@' and ':' at or after the
+	// position they were looked up from (len(s) when there is none), so
+	// that most words skip the email and IPv6 checks at once.
+	nextAt, nextColon int
+}
+
+// next returns the index of the next c at or after i, using *cache.
+func (sc *scanner) next(c byte, i int, cache *int) int {
+	if *cache >= i {
+		return *cache
+	}
+	k := strings.IndexByte(sc.s[i:], c)
+	if k < 0 {
+		*cache = len(sc.s)
+	} else {
+		*cache = i + k
+	}
+	return *cache
 }
 
 func (sc *scanner) emit(start, end int, typ string) {
@@ -78,7 +98,7 @@ func (sc *scanner) run() {
 // digit); it returns the end of what it emitted, or -1.
 func (sc *scanner) word(i int) int {
 	s, d := sc.s, sc.d
-	if d.on[kEmail] {
+	if d.on[kEmail] && sc.next('@', i, &sc.nextAt)-i <= 64 {
 		j := sc.localEnd
 		if i >= j {
 			j = i
@@ -94,7 +114,7 @@ func (sc *scanner) word(i int) int {
 			}
 		}
 	}
-	if d.on[kIP] && isHex(s[i]) {
+	if d.on[kIP] && isHex(s[i]) && sc.next(':', i, &sc.nextColon)-i <= 4 {
 		if end := ipv6End(s, i); end > 0 {
 			sc.emit(i, end, TypeIPAddress)
 			return end

@@ -18,13 +18,17 @@ func (v *Vault) Tokenize(s string) string {
 // tokenize is Tokenize with a context hint (the JSON key s sits under).
 func (v *Vault) tokenize(s, hint string) string {
 	buf := spanPool.Get().(*[]Span)
+	out := v.tokenizeWith(s, hint, buf)
+	if cap(*buf) <= 1024 {
+		spanPool.Put(buf)
+	}
+	return out
+}
+
+// tokenizeWith is tokenize with a span buffer of the caller's, reused.
+func (v *Vault) tokenizeWith(s, hint string, buf *[]Span) string {
 	spans := v.det.find(s, hint, (*buf)[:0], true)
-	defer func() {
-		if cap(spans) <= 1024 {
-			*buf = spans[:0]
-			spanPool.Put(buf)
-		}
-	}()
+	*buf = spans[:0]
 	if len(spans) == 0 {
 		return s
 	}
