@@ -37,6 +37,9 @@ type piiState struct {
 
 // newPIIState builds the policy of cfg; nil when PII rewriting is off.
 func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if cfg.Disabled {
 		return nil
 	}
@@ -85,6 +88,19 @@ func (s *piiState) vaultFor(ss *mcp.ServerSession) *rewrite.Vault {
 		s.mu.Unlock()
 	}()
 	return v
+}
+
+// sessionVault returns the vault of a client session, or nil when PII
+// rewriting is off (a nil *rewrite.Vault leaves messages unchanged). For
+// what reaches a client outside a request of its own, such as an
+// upstream's logging notification forwarded to the session:
+//
+//	p.pii.sessionVault(ss).TokenizeLog(params)
+func (s *piiState) sessionVault(ss *mcp.ServerSession) *rewrite.Vault {
+	if s == nil || ss == nil {
+		return nil
+	}
+	return s.vaultFor(ss)
 }
 
 // withVault returns ctx carrying v and the policy.
@@ -181,5 +197,7 @@ func tokenizeResult(v *rewrite.Vault, res mcp.Result) {
 		v.TokenizeReadResource(r)
 	case *mcp.GetPromptResult:
 		v.TokenizePrompt(r)
+	case *mcp.ListResourcesResult:
+		v.TokenizeResourceList(r)
 	}
 }

@@ -198,3 +198,46 @@ func TestPIITracesSeeTokens(t *testing.T) {
 		t.Errorf("upstream got %v", got)
 	}
 }
+
+// resources/read and prompts/get: tokens restored in the request the
+// upstream gets, the answer tokenized; the request the outer middlewares
+// hold is not modified.
+func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
+	s := newPIIState(config.PII{}, nil)
+	v := s.vaultFor(nil)
+	v.Tokenize("ann@example.com") // [EMAIL_1]
+	ctx := s.withVault(context.Background(), v)
+	var seen []string
+	next := func(_ context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch p := req.GetParams().(type) {
+		case *mcp.ReadResourceParams:
+			seen = append(seen, p.URI)
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: "owner " + strings.TrimPrefix(p.URI, "mailto:")}}}, nil
+		case *mcp.GetPromptParams:
+			seen = append(seen, p.Arguments["to"])
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "write to " + p.Arguments["to"]}}}}, nil
+		}
+		return nil, fmt.Errorf("unexpected %s", method)
+	}
+	h := rewriteMiddleware("up")(next)
+	rp := &mcp.ReadResourceParams{URI: "mailto:[EMAIL_1]"}
+	res, err := h(ctx, "resources/read", &mcp.ClientRequest[mcp.Params]{Params: rp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := res.(*mcp.ReadResourceResult)
+	if rp.URI != "mailto:[EMAIL_1]" || rr.Contents[0].Text != "owner [EMAIL_1]" || rr.Contents[0].URI != "mailto:[EMAIL_1]" {
+		t.Errorf("resources/read: params %q, result %+v", rp.URI, rr.Contents[0])
+	}
+	gp := &mcp.GetPromptParams{Name: "mail", Arguments: map[string]string{"to": "[EMAIL_1]"}}
+	res, err = h(ctx, "prompts/get", &mcp.ClientRequest[mcp.Params]{Params: gp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := res.(*mcp.GetPromptResult).Messages[0].Content.(*mcp.TextContent).Text; txt != "write to [EMAIL_1]" || gp.Arguments["to"] != "[EMAIL_1]" {
+		t.Errorf("prompts/get: %q, params %v", txt, gp.Arguments)
+	}
+	if want := []string{"mailto:ann@example.com", "ann@example.com"}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("the upstream saw %q, want %q", seen, want)
+	}
+}

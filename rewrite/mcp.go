@@ -12,11 +12,15 @@ import (
 // The functions below rewrite the MCP messages that cross the upstream
 // edge. Each modifies its argument in place (the caller owns the message:
 // it was just decoded from the upstream, or is about to be encoded for it).
+// A nil *Vault (PII rewriting off) leaves every message as it is.
 
 // TokenizeText tokenizes a text that may be JSON: a text starting with '{'
 // or '[' that parses is walked as JSON (so escapes and keys are handled),
 // anything else is tokenized as text.
 func (v *Vault) TokenizeText(s string) string {
+	if v == nil {
+		return s
+	}
 	if t := bytes.TrimLeft([]byte(s[:min(len(s), 64)]), " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		if out, err := v.TokenizeJSON([]byte(s)); err == nil {
 			return string(out)
@@ -28,6 +32,9 @@ func (v *Vault) TokenizeText(s string) string {
 // TokenizeResult tokenizes a tool result: text blocks, embedded resources,
 // resource links and structuredContent. Images and audio are left alone.
 func (v *Vault) TokenizeResult(res *mcp.CallToolResult) {
+	if v == nil {
+		return
+	}
 	if res == nil {
 		return
 	}
@@ -39,6 +46,9 @@ func (v *Vault) TokenizeResult(res *mcp.CallToolResult) {
 
 // TokenizeContent tokenizes content blocks in place.
 func (v *Vault) TokenizeContent(cs []mcp.Content) {
+	if v == nil {
+		return
+	}
 	for _, c := range cs {
 		switch c := c.(type) {
 		case *mcp.TextContent:
@@ -56,6 +66,9 @@ func (v *Vault) TokenizeContent(cs []mcp.Content) {
 
 // TokenizeResourceContents tokenizes a resource's URI and text (not blobs).
 func (v *Vault) TokenizeResourceContents(rc *mcp.ResourceContents) {
+	if v == nil {
+		return
+	}
 	if rc == nil {
 		return
 	}
@@ -65,6 +78,9 @@ func (v *Vault) TokenizeResourceContents(rc *mcp.ResourceContents) {
 
 // TokenizeReadResource tokenizes the result of resources/read.
 func (v *Vault) TokenizeReadResource(res *mcp.ReadResourceResult) {
+	if v == nil {
+		return
+	}
 	if res == nil {
 		return
 	}
@@ -75,6 +91,9 @@ func (v *Vault) TokenizeReadResource(res *mcp.ReadResourceResult) {
 
 // TokenizePrompt tokenizes the result of prompts/get.
 func (v *Vault) TokenizePrompt(res *mcp.GetPromptResult) {
+	if v == nil {
+		return
+	}
 	if res == nil {
 		return
 	}
@@ -88,6 +107,9 @@ func (v *Vault) TokenizePrompt(res *mcp.GetPromptResult) {
 
 // TokenizeLog tokenizes a logging notification's data and logger name.
 func (v *Vault) TokenizeLog(p *mcp.LoggingMessageParams) {
+	if v == nil {
+		return
+	}
 	if p == nil {
 		return
 	}
@@ -100,7 +122,7 @@ func (v *Vault) TokenizeLog(p *mcp.LoggingMessageParams) {
 // errors with the tokenized text (their chain is dropped: it could hold
 // the values).
 func (v *Vault) TokenizeError(err error) error {
-	if err == nil {
+	if v == nil || err == nil {
 		return nil
 	}
 	var werr *jsonrpc.Error
@@ -123,5 +145,27 @@ func (v *Vault) TokenizeError(err error) error {
 // DetokenizeArgs restores tokens in tool arguments (json.RawMessage or a
 // decoded value) at any depth, inside larger strings too.
 func (v *Vault) DetokenizeArgs(args any) any {
+	if v == nil {
+		return args
+	}
 	return v.DetokenizeValue(args)
+}
+
+// TokenizeResourceList tokenizes what resources/list returns about each
+// resource: URI, name, title and description (file names hold emails
+// too). A tokenized URI read back through resources/read is restored on
+// its way upstream.
+func (v *Vault) TokenizeResourceList(res *mcp.ListResourcesResult) {
+	if v == nil || res == nil {
+		return
+	}
+	for _, r := range res.Resources {
+		if r == nil {
+			continue
+		}
+		r.URI = v.Tokenize(r.URI)
+		r.Name = v.Tokenize(r.Name)
+		r.Title = v.Tokenize(r.Title)
+		r.Description = v.Tokenize(r.Description)
+	}
 }
