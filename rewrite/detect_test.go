@@ -172,3 +172,35 @@ func ExampleDetector_Find() {
 	// EMAIL jane@example.com
 	// CREDIT_CARD 4111 1111 1111 1111
 }
+
+// Hard negatives in the JSON a tool typically returns: nothing changes.
+func TestHardNegativesJSON(t *testing.T) {
+	o := Defaults()
+	o.PhoneRegions = []string{"US", "GB", "DE"}
+	v := NewVault(mustDetector(t, o), Limits{})
+	for _, in := range []string{
+		`{"version":"10.0.0.1","app_version":"1.2.3.4","build":"2024.01.15.3"}`,
+		`{"id":"550e8400-e29b-41d4-a716-446655440000","sha":"da39a3ee5e6b4b0d3255bfef95601890afd80709","etag":"W/\"5e6b4b0d\""}`,
+		`{"created_at":"2024-01-15T12:30:45.123Z","ts":1700000000,"ts_ms":1700000000123,"date":"15.01.2024"}`,
+		`{"order":"ORD-123456","order_number":123456789,"invoice":"INV-2024-000123","amount":1234.56,"qty":12}`,
+		`{"card":"4111111111111112","iban":"GB82WEST12345698765433","ssn":"000-12-3456"}`,
+		`{"message":"took 1234 ms","count":5551234,"text":"page 12 of 34"}`,
+		`{"duration":"12:30:45","coords":[48.8566,2.3522],"range":"1-10","port":8080}`,
+	} {
+		out, err := v.TokenizeJSON([]byte(in))
+		if err != nil || string(out) != in {
+			t.Errorf("TokenizeJSON(%s)\n = %s, %v", in, out, err)
+		}
+	}
+}
+
+func TestHintWords(t *testing.T) {
+	v := newTestVault(t, Limits{})
+	in := `{"phoneNumber":"12 34 56 78","home_phone":"98 76 54 32","notes":"12 34 56 78"}`
+	out, _ := v.TokenizeJSON([]byte(in))
+	// "notes" is no phone key: digit groups without a phone word are not a
+	// phone number, even when the same digits were one elsewhere.
+	if want := `{"phoneNumber":"[PHONE_1]","home_phone":"[PHONE_2]","notes":"12 34 56 78"}`; string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}

@@ -142,7 +142,7 @@ func (sc *scanner) number(i int) int {
 	plain := !r.paren[0] && r.seps&sepNone == 0
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
-			if d.on[kIP] && ipv4(groupStrings(s, &r)) && !versionBefore(s, i) {
+			if d.on[kIP] && ipv4(groupStrings(s, &r)) && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
 				sc.emit(i, r.end, TypeIPAddress)
 				return r.end
 			}
@@ -186,6 +186,10 @@ func groupStrings(s string, r *numRun) []string {
 		out[k] = s[r.g[k].s:r.g[k].e]
 	}
 	return out
+}
+
+func versionWord(w string) bool {
+	return w == "version" || w == "ver" || w == "release" || w == "build" || w == "v"
 }
 
 // versionBefore reports "v1.2.3.4" / "version 1.2.3.4" / "ver. 1.2.3.4".

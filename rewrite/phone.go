@@ -190,7 +190,7 @@ func ssnWord(w string) bool    { return ssnWords[w] }
 
 // phoneContext looks for the words that make a digit run a phone number.
 func (sc *scanner) phoneContext(start, end int) bool {
-	if sc.hint != "" && anyWord(sc.hint, 0, len(sc.hint), labelWord) {
+	if sc.hint != "" && hintHas(sc.hint, labelWord) {
 		return true
 	}
 	s := sc.s
@@ -258,10 +258,36 @@ func ahead(s string, i, n int) int {
 // before s[start:end] or right after it, or in the JSON key the text sits
 // under.
 func (sc *scanner) context(start, end int, ok func(string) bool) bool {
-	if sc.hint != "" && anyWord(sc.hint, 0, len(sc.hint), ok) {
+	if sc.hint != "" && hintHas(sc.hint, ok) {
 		return true
 	}
 	return anyWord(sc.s, back(sc.s, start, 48, 1), start, ok) || anyWord(sc.s, end, ahead(sc.s, end, 16), ok)
+}
+
+// hintHas splits a JSON key into words (at non-letters and camelCase
+// humps: "app_version", "phoneNumber") and asks ok about each.
+func hintHas(hint string, ok func(string) bool) bool {
+	var b [16]byte
+	for i := 0; i < len(hint); {
+		if !isLetter(hint[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(hint) && isLetter(hint[j]) && !(isUpper(hint[j]) && !isUpper(hint[j-1])) {
+			j++
+		}
+		if j-i <= len(b) {
+			for k := i; k < j; k++ {
+				b[k-i] = lower(hint[k])
+			}
+			if ok(string(b[:j-i])) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
 }
 
 // anyWord lower-cases each letter word of s[lo:hi] and asks ok.
