@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // piiServer is an upstream that hands out personal data and records the
@@ -239,5 +242,35 @@ func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
 	}
 	if want := []string{"mailto:ann@example.com", "ann@example.com"}; fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("the upstream saw %q, want %q", seen, want)
+	}
+}
+
+// Over streamable HTTP, a client session spans many HTTP requests: its
+// vault lives as long as the session, so a token from one run_script call
+// is restored in the next.
+func TestPIIVaultSpansHTTPRequests(t *testing.T) {
+	up := newPIIServer()
+	p := New(testConfig(httpUpstream(t, "crm", up.srv)), &Options{Runners: []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p.Start(context.Background())
+	p.WaitReady(ctx)
+	t.Cleanup(p.Close)
+	ts := httptest.NewServer(p.HTTPHandler(""))
+	t.Cleanup(ts.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	out, _ := runLua(t, cs, `return tools.crm.profile{}.email`)
+	if !strings.Contains(out, `=> "[EMAIL_1]"`) {
+		t.Fatalf("first request: %s", out)
+	}
+	if out, failed := runLua(t, cs, `return tools.crm.save{to = "[EMAIL_1]", body = ""}`); failed {
+		t.Fatalf("second request: %s", out)
+	}
+	if got := up.saved(); len(got) != 1 || !strings.Contains(got[0], "bob@example.com") {
+		t.Errorf("upstream got %v", got)
 	}
 }
