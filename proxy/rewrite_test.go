@@ -274,3 +274,29 @@ func TestPIIVaultSpansHTTPRequests(t *testing.T) {
 		t.Errorf("upstream got %v", got)
 	}
 }
+
+// A vault goes when its client session ends.
+func TestPIIVaultDroppedWithSession(t *testing.T) {
+	up := newPIIServer()
+	p, _ := startProxy(t, testConfig(httpUpstream(t, "crm", up.srv)))
+	cs := connectClient(t, p)
+	if out, _ := runLua(t, cs, `return tools.crm.profile{}.email`); !strings.Contains(out, "[EMAIL_1]") {
+		t.Fatalf("script: %s", out)
+	}
+	count := func() int {
+		p.pii.mu.Lock()
+		defer p.pii.mu.Unlock()
+		return len(p.pii.vaults)
+	}
+	if n := count(); n != 2 { // startProxy's session and this one
+		t.Fatalf("%d vaults, want 2", n)
+	}
+	_ = cs.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for count() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d vaults 10s after the session closed, want 1", count())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
