@@ -29,6 +29,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	src := &upstreamSource{baseDir: cfg.Dir, x: x}
 	found, typo := false, false
+	var piiKey *yaml.Node // trusted_upstreams are checked once upstreams are read
 	for _, f := range fs {
 		switch f.name {
 		case "upstreams":
@@ -42,11 +43,14 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.telemetry(f.val, &cfg.Telemetry, x)
 		case "pii":
 			d.pii(f.val, &cfg.PII)
-			defer d.checkPIIUpstreams(f.key, cfg) // once upstreams are read
+			piiKey = f.key
 		default:
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"
 		}
+	}
+	if piiKey != nil {
+		d.checkPIIUpstreams(piiKey, cfg)
 	}
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})
