@@ -19,6 +19,7 @@ type Config struct {
 	HTTP      HTTP
 	Telemetry Telemetry // OpenTelemetry exporters; without a section, nothing is exported
 	Search    Search    // search_tools' learning from use; the zero value: on, beside File
+	PII       PII       // tokenizing personal data and secrets; the zero value is the default (on)
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string

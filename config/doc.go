@@ -31,6 +31,9 @@
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765
 //	  bearer_token: ${TOOLFOLD_TOKEN}
+//	pii:                            # tokenizing personal data; see PII (on by default)
+//	  phone_regions: [US]
+//	  allow: [support@example.com]
 //	telemetry:                      # OpenTelemetry; see Telemetry
 //	  traces_exporter: otlp         # otlp, console (stderr) or none
 //	  metrics_exporter: none

@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
 		"python", "node", "workspace_size"}
@@ -30,6 +30,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	src := &upstreamSource{baseDir: cfg.Dir, x: x}
 	found, typo := false, false
+	var piiKey *yaml.Node // trusted_upstreams are checked once upstreams are read
 	for _, f := range fs {
 		switch f.name {
 		case "upstreams":
@@ -43,10 +44,16 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.telemetry(f.val, &cfg.Telemetry, x)
 		case "search":
 			d.search(f.val, &cfg.Search, cfg.Dir, x)
+		case "pii":
+			d.pii(f.val, &cfg.PII)
+			piiKey = f.key
 		default:
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"
 		}
+	}
+	if piiKey != nil {
+		d.checkPIIUpstreams(piiKey, cfg)
 	}
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})

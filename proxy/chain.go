@@ -17,7 +17,7 @@ import (
 // first (outermost): the SDK applies them right to left.
 
 // clientChain wraps every request the client sends to toolfold.
-func clientChain(log *slog.Logger, life context.Context, tel *telemetry) []mcp.Middleware {
+func clientChain(log *slog.Logger, life context.Context, tel *telemetry, pii *piiState) []mcp.Middleware {
 	return []mcp.Middleware{
 		// recover is outermost so a panic anywhere below, in a handler or
 		// another middleware, becomes an internal error for that one
@@ -39,6 +39,9 @@ func clientChain(log *slog.Logger, life context.Context, tel *telemetry) []mcp.M
 		// running script instead of waiting for it (the SDK waits for
 		// in-flight handlers before Run returns).
 		lifetimeMiddleware(life),
+		// pii only adds the client session's vault to the context, for
+		// the rewrite on the upstream edge (rewrite.go). Nil: PII is off.
+		piiSessionMiddleware(pii),
 	}
 }
 
@@ -63,15 +66,17 @@ func upstreamChain(log *slog.Logger, tel *telemetry, up config.Upstream) []mcp.M
 		// below, and replaces any trace context in params._meta with its
 		// own, so no client's values are forwarded upstream.
 		tel.clientMiddleware(up),
-		// log sits inside trace, so its context carries the span. The PII
-		// rewrite middleware (a later issue) goes innermost, below both,
-		// so that logs and traces only ever see tokens.
+		// log sits inside trace, so its context carries the span.
 		logMiddleware(log.With("edge", "upstream")),
 		// discoverTimeout bounds the go-sdk's 2026-07-28 server/discover
 		// probe: a legacy server that silently drops requests before
 		// initialize would otherwise stall the connection until
 		// connect_timeout. On timeout the SDK falls back to initialize.
 		discoverTimeoutMiddleware(),
+		// rewrite is innermost: it restores PII tokens in what goes to the
+		// upstream and tokenizes what comes back (rewrite.go), so logs and
+		// traces above only ever see tokens.
+		rewriteMiddleware(up.Name),
 	}
 }
 

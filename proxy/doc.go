@@ -1,9 +1,9 @@
 // Package proxy is toolfold's core: the client-facing MCP server, the pool
 // of upstream sessions, and the two tools that replace the upstreams' own.
 //
-//	client ⇄ mcp.Server ─[recover, trace, log, lifetime]─▶ search_tools ─▶ index
-//	                                                  └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
-//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover]─▶ upstream server
+//	client ⇄ mcp.Server ─[recover, trace, log, lifetime, pii]─▶ search_tools ─▶ index
+//	                                                       └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
+//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover, rewrite]─▶ upstream server
 //
 // A Proxy is built from a validated config.Config (New), connects every
 // upstream concurrently in the background (Start), and serves its
@@ -18,6 +18,13 @@
 //
 // Middleware order is declared once, in chain.go. Handlers hold only their
 // own logic (tools.go for the two tools, host.go for what a script reaches).
+//
+// Personal data (rewrite.go, package rewrite): the client edge's pii
+// middleware puts the client session's token vault in the context; the
+// upstream edge's rewrite middleware, innermost, uses it to restore tokens
+// in what goes upstream and to tokenize what comes back. The upstream
+// sessions are shared by all client sessions; the vault travels with the
+// request instead.
 //
 // OpenTelemetry (telemetry.go, the API only) traces every hop: a SERVER span
 // per client request continuing the client's trace from params._meta, an

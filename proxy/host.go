@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -22,6 +23,10 @@ type scriptHost struct {
 
 	mu       sync.Mutex
 	searches []string // the script's own search_tools(...) queries, the last few
+
+	// vault serves a run without a client session (rewrite.go).
+	once  sync.Once
+	vault *rewrite.Vault
 }
 
 var _ sandbox.Host = (*scriptHost)(nil)
@@ -41,6 +46,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, &sandbox.ToolError{Tool: name, Msg: unknownToolMessage(ix, name)}
 	}
 	qname := hit.QName
+	ctx = h.p.pii.scriptContext(ctx, h)
 	args = coerceArgs(args, hit.Tool.InputSchema)
 	res, err := h.p.pool.Call(ctx, hit.Tool.Server, hit.Tool.Name, args)
 	if err != nil {

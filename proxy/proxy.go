@@ -43,6 +43,7 @@ type Proxy struct {
 	langs   []string
 	server  *mcp.Server
 	tel     *telemetry // nil when neither provider is set
+	pii     *piiState  // nil when PII rewriting is off (rewrite.go)
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
@@ -87,6 +88,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
 	p.tel = newTelemetry(opts, version, log)
 	p.learn = newLearner(cfg, log)
+	p.pii = newPIIState(cfg.PII, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
@@ -104,7 +106,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		Logger:       log,
 		Instructions: instructions,
 	})
-	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel)...)
+	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel, p.pii)...)
 	p.advertise()
 	return p
 }

@@ -55,6 +55,8 @@ Usage:
   toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
   toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
+  toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
+                                             score the PII detectors on labelled text
   toolfold version
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -89,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "__replay-server":
 		return cmdReplayServer(ctx, rest, stdout, stderr)
+	case "eval-pii":
+		return cmdEvalPII(rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
 		return exitOK

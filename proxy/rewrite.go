@@ -1,0 +1,203 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/rewrite"
+)
+
+// PII tokenization (issue 5) is wired in three places:
+//
+//  1. clientChain's piiSessionMiddleware puts the client session's vault in
+//     the context of every request that session makes (vaults are per
+//     client session, made on first use, dropped when the session ends).
+//  2. Everything toolfold does for that request descends from that
+//     context: run_script's bridge calls scriptHost.Call with it, which
+//     calls the shared upstream session with it. A run without a client
+//     session (RunScript from a command or a test) gets a vault of its own.
+//  3. upstreamChain's rewriteMiddleware, innermost on the upstream edge,
+//     takes the vault from the context: it restores tokens in what goes
+//     to the upstream and tokenizes what comes back, so the upstream
+//     sessions can stay shared between client sessions, and the log and
+//     trace middlewares around it only ever see tokens.
+
+// piiState is the proxy's PII policy and its client sessions' vaults.
+type piiState struct {
+	det     *rewrite.Detector
+	limits  rewrite.Limits
+	trusted map[string]bool
+
+	mu     sync.Mutex
+	vaults map[*mcp.ServerSession]*rewrite.Vault
+}
+
+// newPIIState builds the policy of cfg; nil when PII rewriting is off.
+func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Disabled {
+		return nil
+	}
+	opts := rewrite.Options{Detectors: map[string]bool{}, PhoneRegions: cfg.PhoneRegions, Allow: cfg.Allow}
+	for _, n := range rewrite.DetectorNames() {
+		opts.Detectors[n] = cfg.DetectorOn(n)
+	}
+	for _, c := range cfg.Custom {
+		opts.Custom = append(opts.Custom, rewrite.CustomPattern{Name: c.Name, Pattern: c.Pattern})
+	}
+	det, err := rewrite.NewDetector(opts)
+	if err != nil {
+		// config.Load checked all of this; never fall open.
+		log.Error("pii config rejected; using the default detectors", "err", err)
+		det, _ = rewrite.NewDetector(rewrite.Defaults())
+	}
+	s := &piiState{
+		det:     det,
+		limits:  rewrite.Limits{MaxEntries: cfg.VaultMaxEntries, MaxBytes: cfg.VaultMaxBytes, TTL: cfg.VaultTTL},
+		trusted: make(map[string]bool),
+		vaults:  make(map[*mcp.ServerSession]*rewrite.Vault),
+	}
+	for _, n := range cfg.TrustedUpstreams {
+		s.trusted[n] = true
+	}
+	return s
+}
+
+// vaultFor returns the vault of a client session, making it on first use;
+// it is dropped when the session ends. A nil session gets a fresh vault.
+func (s *piiState) vaultFor(ss *mcp.ServerSession) *rewrite.Vault {
+	if ss == nil {
+		return rewrite.NewVault(s.det, s.limits)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vaults[ss]; ok {
+		return v
+	}
+	v := rewrite.NewVault(s.det, s.limits)
+	s.vaults[ss] = v
+	go func() {
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.vaults, ss)
+		s.mu.Unlock()
+	}()
+	return v
+}
+
+// sessionVault returns the vault of a client session, or nil when PII
+// rewriting is off (a nil *rewrite.Vault leaves messages unchanged). For
+// what reaches a client outside a request of its own, such as an
+// upstream's logging notification forwarded to the session:
+//
+//	p.pii.sessionVault(ss).TokenizeLog(params)
+func (s *piiState) sessionVault(ss *mcp.ServerSession) *rewrite.Vault {
+	if s == nil || ss == nil {
+		return nil
+	}
+	return s.vaultFor(ss)
+}
+
+// withVault returns ctx carrying v and the policy.
+func (s *piiState) withVault(ctx context.Context, v *rewrite.Vault) context.Context {
+	return context.WithValue(rewrite.NewContext(ctx, v), piiKey{}, s)
+}
+
+type piiKey struct{}
+
+// piiSessionMiddleware gives each client request its session's vault.
+func piiSessionMiddleware(s *piiState) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		if s == nil {
+			return next
+		}
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			return next(s.withVault(ctx, s.vaultFor(ss)), method, req)
+		}
+	}
+}
+
+// scriptContext makes sure a script's calls carry a vault: the client
+// session's, or one for this run alone.
+func (s *piiState) scriptContext(ctx context.Context, h *scriptHost) context.Context {
+	if s == nil || rewrite.FromContext(ctx) != nil {
+		return ctx
+	}
+	h.once.Do(func() { h.vault = s.vaultFor(nil) })
+	return s.withVault(ctx, h.vault)
+}
+
+// rewriteMiddleware restores tokens in requests to the upstream named up
+// and tokenizes its answers, with the vault the context carries. Without
+// one (PII off, or toolfold's own requests such as tools/list) requests
+// pass unchanged. A trusted upstream's answers are not tokenized.
+func rewriteMiddleware(up string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			v := rewrite.FromContext(ctx)
+			if v == nil {
+				return next(ctx, method, req)
+			}
+			req = detokenizeRequest(v, req)
+			res, err := next(ctx, method, req)
+			if s, _ := ctx.Value(piiKey{}).(*piiState); s != nil && s.trusted[up] {
+				return res, err
+			}
+			if err != nil {
+				return res, v.TokenizeError(err)
+			}
+			tokenizeResult(v, res)
+			return res, nil
+		}
+	}
+}
+
+// detokenizeRequest returns req with tokens restored in its arguments: a
+// copy, so that the middlewares outside (log, trace) keep seeing tokens.
+func detokenizeRequest(v *rewrite.Vault, req mcp.Request) mcp.Request {
+	r, ok := req.(*mcp.ClientRequest[mcp.Params])
+	if !ok {
+		return req
+	}
+	out := *r
+	switch p := r.Params.(type) {
+	case *mcp.CallToolParams:
+		q := *p
+		q.Arguments = v.DetokenizeArgs(p.Arguments)
+		out.Params = &q
+	case *mcp.ReadResourceParams:
+		q := *p
+		q.URI = v.Detokenize(p.URI)
+		out.Params = &q
+	case *mcp.GetPromptParams:
+		q := *p
+		q.Arguments = make(map[string]string, len(p.Arguments))
+		for k, a := range p.Arguments {
+			q.Arguments[k] = v.Detokenize(a)
+		}
+		out.Params = &q
+	default:
+		return req
+	}
+	return &out
+}
+
+// tokenizeResult tokenizes, in place, the answers that carry upstream data.
+func tokenizeResult(v *rewrite.Vault, res mcp.Result) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		v.TokenizeResult(r)
+	case *mcp.ReadResourceResult:
+		v.TokenizeReadResource(r)
+	case *mcp.GetPromptResult:
+		v.TokenizePrompt(r)
+	case *mcp.ListResourcesResult:
+		v.TokenizeResourceList(r)
+	}
+}

@@ -1,0 +1,27 @@
+// Package rewrite keeps personal data and secrets out of the model's sight
+// while letting them flow between tools.
+//
+// A Detector finds values in text in one hand-written pass over the bytes:
+// each candidate starts at a cheap anchor (a word start, '@', '+', '(' or a
+// run of digits) and is confirmed by its checksum or structure (Luhn and
+// brand prefixes for cards, mod-97 and country lengths for IBANs, the
+// area/group/serial rules for SSNs, octet ranges for IPv4). Regular
+// expressions are used only for the custom patterns of the config.
+//
+// A Vault belongs to one client session. Tokenize replaces every value
+// found by a stable token such as [EMAIL_1] (the same value gets the same
+// token for the life of the vault); Detokenize puts values back into text
+// or JSON on its way to an upstream. Values never leave the vault except
+// through Detokenize: Vault has no accessor and logs only counts.
+//
+// The round trip Detokenize(Tokenize(x)) == x holds for every input, even
+// one that already contains text shaped like a token: such text is itself
+// stored in the vault (as a [TOKEN_n] token), so Detokenize can never turn
+// it into somebody's value. A token the vault does not know (another
+// session's, an expired one, a made-up one) passes through unchanged.
+//
+// The vault travels in a context.Context (NewContext, FromContext): toolfold
+// shares each upstream session between all client sessions, so the
+// middleware on the upstream edge learns whose vault to use from the
+// request's context, which descends from the client session's request.
+package rewrite

@@ -1,0 +1,161 @@
+package rewrite
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Case is one labelled text of an evaluation set (JSON lines of
+// {"id","text","spans":[{"type","value"}]}).
+type Case struct {
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Spans []struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	} `json:"spans"`
+}
+
+// ReadCases reads JSON lines of cases; every line must parse.
+func ReadCases(r io.Reader) ([]Case, error) {
+	var out []Case
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := strings.TrimSpace(sc.Text())
+		if b == "" {
+			continue
+		}
+		var c Case
+		if err := json.Unmarshal([]byte(b), &c); err != nil {
+			return nil, fmt.Errorf("line %d: %v (want {\"id\",\"text\",\"spans\":[{\"type\",\"value\"}]})", line, err)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no cases found; want one JSON object per line")
+	}
+	return out, nil
+}
+
+// Score counts a detector's hits for one type.
+type Score struct {
+	Type       string
+	TP, FP, FN int
+}
+
+// Precision is TP/(TP+FP), 1 with no predictions.
+func (s Score) Precision() float64 { return ratio(s.TP, s.TP+s.FP) }
+
+// Recall is TP/(TP+FN), 1 with no labels.
+func (s Score) Recall() float64 { return ratio(s.TP, s.TP+s.FN) }
+
+// F2 weighs recall twice as much as precision.
+func (s Score) F2() float64 {
+	p, r := s.Precision(), s.Recall()
+	if p+r == 0 {
+		return 0
+	}
+	return 5 * p * r / (4*p + r)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+// Miss is one disagreement, for reports.
+type Miss struct {
+	ID, Type, Value string
+	FalsePositive   bool
+}
+
+// Evaluation is the result of Evaluate.
+type Evaluation struct {
+	Types   []Score // per labelled type, sorted by name
+	Overall Score
+	Misses  []Miss
+	// Unscored counts detections of types the set does not label
+	// (secrets, custom): neither credited nor penalised.
+	Unscored int
+}
+
+// Evaluate runs d over the cases. A detection counts only if its type and
+// its exact text equal a label of the case (each label matches once).
+func Evaluate(d *Detector, cases []Case) Evaluation {
+	byType := map[string]*Score{}
+	score := func(t string) *Score {
+		if byType[t] == nil {
+			byType[t] = &Score{Type: t}
+		}
+		return byType[t]
+	}
+	var ev Evaluation
+	var spans []Span
+	for _, c := range cases {
+		gold := map[[2]string]int{}
+		for _, sp := range c.Spans {
+			gold[[2]string{sp.Type, sp.Value}]++
+			score(sp.Type)
+		}
+		spans = d.Find(c.Text, spans[:0])
+		for _, sp := range spans {
+			k := [2]string{sp.Type, c.Text[sp.Start:sp.End]}
+			if _, labelled := byType[sp.Type]; !labelled && !scoredType(sp.Type) {
+				ev.Unscored++
+				continue
+			}
+			if gold[k] > 0 {
+				gold[k]--
+				score(sp.Type).TP++
+				continue
+			}
+			score(sp.Type).FP++
+			ev.Misses = append(ev.Misses, Miss{ID: c.ID, Type: k[0], Value: k[1], FalsePositive: true})
+		}
+		for k, n := range gold {
+			for ; n > 0; n-- {
+				score(k[0]).FN++
+				ev.Misses = append(ev.Misses, Miss{ID: c.ID, Type: k[0], Value: k[1]})
+			}
+		}
+	}
+	ev.Overall.Type = "overall"
+	for _, s := range byType {
+		ev.Types = append(ev.Types, *s)
+		ev.Overall.TP += s.TP
+		ev.Overall.FP += s.FP
+		ev.Overall.FN += s.FN
+	}
+	sort.Slice(ev.Types, func(i, j int) bool { return ev.Types[i].Type < ev.Types[j].Type })
+	sort.Slice(ev.Misses, func(i, j int) bool { return ev.Misses[i].ID < ev.Misses[j].ID })
+	return ev
+}
+
+// scoredType: the built-in types an evaluation set may label.
+func scoredType(t string) bool {
+	switch t {
+	case TypeEmail, TypePhone, TypeCreditCard, TypeIBAN, TypeUSSSN, TypeIPAddress:
+		return true
+	}
+	return false
+}
+
+// Table renders an evaluation as a fixed-width table.
+func (ev Evaluation) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %5s %4s %4s %9s %7s %6s\n", "type", "TP", "FP", "FN", "precision", "recall", "F2")
+	for _, s := range append(ev.Types, ev.Overall) {
+		fmt.Fprintf(&b, "%-12s %5d %4d %4d %9.4f %7.4f %6.4f\n", s.Type, s.TP, s.FP, s.FN, s.Precision(), s.Recall(), s.F2())
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package rewrite
+
+import (
+	"os"
+	"testing"
+)
+
+// evalOptions is the configuration the presidio set is scored with: the
+// defaults plus the US national phone format (the set's sentences are
+// mostly American; other locales' national numbers are found by context).
+func evalOptions() Options {
+	o := Defaults()
+	o.PhoneRegions = []string{"US"}
+	return o
+}
+
+// TestPresidioSynth scores the detectors on the copy of Presidio's
+// synthetic set (testdata/SOURCES.md) and holds the goal of issue 5.
+func TestPresidioSynth(t *testing.T) {
+	f, err := os.Open("testdata/presidio_synth_v2.cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases, err := ReadCases(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDetector(evalOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := Evaluate(d, cases)
+	t.Logf("\n%s", ev.Table())
+	for _, m := range ev.Misses {
+		kind := "missed"
+		if m.FalsePositive {
+			kind = "false positive"
+		}
+		t.Logf("%s %s %s %q", m.ID, kind, m.Type, m.Value)
+	}
+	if p, f2 := ev.Overall.Precision(), ev.Overall.F2(); p < 0.99 || f2 < 0.97 {
+		t.Errorf("overall precision %.4f (goal ≥ 0.99), F2 %.4f (goal ≥ 0.97)", p, f2)
+	}
+}

@@ -1,0 +1,29 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+)
+
+// hostileInputs repeat a short pattern that could make a careless scanner
+// rescan the same bytes from every position (quadratic time).
+var hostileInputs = []string{
+	"a.", "a-", "1.", "1 ", "1-", "(", "((1)", "[", "[EMAIL_", "[A_1", "+1", "eyJ-", "eyJa.", "sk-", "ghp_-",
+	"a@", "@a.", "a:", "1:", "-----BEGIN ", "GB82 ", "Bearer ", "7", "x@x.", "::", "0:0:",
+}
+
+// TestHostileInputsLinear tokenizes 1 MiB of each pattern: a quadratic
+// path would not finish within the test binary's deadline.
+func TestHostileInputsLinear(t *testing.T) {
+	o := Defaults()
+	o.PhoneRegions = []string{"US", "GB", "DE"}
+	o.Custom = []CustomPattern{{Name: "seven", Pattern: "7"}}
+	d := mustDetector(t, o)
+	for _, p := range hostileInputs {
+		s := strings.Repeat(p, (1<<20)/len(p))
+		v := NewVault(d, Limits{})
+		if back := v.Detokenize(v.Tokenize(s)); back != s {
+			t.Errorf("%q: round trip failed", p)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package rewrite
+
+// Separators seen in a run of digit groups.
+const (
+	sepSpace = 1 << iota
+	sepDash
+	sepDot
+	sepSlash
+	sepNone // a parenthesised group directly followed by digits: "(0)85"
+)
+
+const maxGroups = 8
+
+// numRun is a run of digit groups such as "(555) 123-4567" or "10.0.0.1".
+type numRun struct {
+	start, end int // s[start:end]; end excludes an extension
+	g          [maxGroups]struct{ s, e int }
+	paren      [maxGroups]bool
+	n          int
+	seps       uint8
+	digits     int
+	ext        int // end of an "x123" extension, or 0
+}
+
+func (r *numRun) size(k int) int { return r.g[k].e - r.g[k].s }
+
+// sizes reports whether the groups have exactly these lengths.
+func (r *numRun) sizes(want ...int) bool {
+	if r.n != len(want) {
+		return false
+	}
+	for k, w := range want {
+		if r.size(k) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// digitString writes the run's digits to buf.
+func (r *numRun) digitString(s string, buf []byte) []byte {
+	buf = buf[:0]
+	for k := 0; k < r.n; k++ {
+		buf = append(buf, s[r.g[k].s:r.g[k].e]...)
+	}
+	return buf
+}
+
+// parseRun reads digit groups from s[i] (a digit or '('). It returns false
+// for text that cannot be a value; r.end is then still where to resume.
+func parseRun(s string, i int, r *numRun) bool {
+	*r = numRun{start: i}
+	j := i
+	for {
+		paren := false
+		if j < len(s) && s[j] == '(' {
+			paren = true
+			j++
+		}
+		g := j
+		for j < len(s) && isDigit(s[j]) && j-g < 20 {
+			j++
+		}
+		if j == g || j-g >= 20 {
+			r.end = max(j, i+1)
+			return false
+		}
+		if paren {
+			if j >= len(s) || s[j] != ')' {
+				r.end = j
+				return false
+			}
+		}
+		if r.n == maxGroups {
+			r.end = skipWord(s, j)
+			return false
+		}
+		r.g[r.n].s, r.g[r.n].e, r.paren[r.n] = g, j, paren
+		r.n++
+		r.digits += j - g
+		if paren {
+			j++
+			if j < len(s) && isDigit(s[j]) {
+				r.seps |= sepNone
+				continue
+			}
+		}
+		if j+1 < len(s) && (isDigit(s[j+1]) || s[j+1] == '(' && j+2 < len(s) && isDigit(s[j+2])) {
+			if m := sepBit(s[j]); m != 0 {
+				r.seps |= m
+				j++
+				continue
+			}
+		}
+		break
+	}
+	r.end = j
+	// An extension, "x123", is part of a phone number.
+	if j+1 < len(s) && s[j] == 'x' && isDigit(s[j+1]) {
+		k := j + 1
+		for k < len(s) && isDigit(s[k]) && k-j <= 6 {
+			k++
+		}
+		if k-j <= 6 && (k == len(s) || !isWord(s[k])) {
+			r.ext = k
+			return true
+		}
+	}
+	if j < len(s) && isWord(s[j]) {
+		r.end = skipWord(s, j)
+		return false
+	}
+	return true
+}
+
+func sepBit(c byte) uint8 {
+	switch c {
+	case ' ':
+		return sepSpace
+	case '-':
+		return sepDash
+	case '.':
+		return sepDot
+	case '/':
+		return sepSlash
+	}
+	return 0
+}
+
+// number classifies the digit run at s[i]: IPv4, US SSN, card, phone. It
+// returns the end of what it emitted, or -1 (the caller skips the word).
+func (sc *scanner) number(i int) int {
+	s, d := sc.s, sc.d
+	var r numRun
+	if !parseRun(s, i, &r) {
+		if r.end > i+1 {
+			return r.end // skip the whole compound ("2024-01-15T…")
+		}
+		return -1
+	}
+	var buf [48]byte
+	plain := !r.paren[0] && r.seps&sepNone == 0
+	if r.ext == 0 && plain {
+		if r.seps == sepDot && r.n == 4 {
+			if d.on[kIP] && ipv4(groupStrings(s, &r)) && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
+				sc.emit(i, r.end, TypeIPAddress)
+				return r.end
+			}
+			return r.end
+		}
+		if r.seps == sepDash && r.sizes(3, 2, 4) {
+			if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
+				sc.emit(i, r.end, TypeUSSSN)
+				return r.end
+			}
+			return r.end
+		}
+		if d.on[kSSN] && r.n == 1 && r.digits == 9 && sc.context(i, r.end, ssnWord) {
+			v := s[i:r.end]
+			if ssn(v[:3], v[3:5], v[5:]) {
+				sc.emit(i, r.end, TypeUSSSN)
+				return r.end
+			}
+		}
+		if d.on[kCard] && cardGroups(&r) {
+			if card(r.digitString(s, buf[:0])) {
+				sc.emit(i, r.end, TypeCreditCard)
+				return r.end
+			}
+		}
+	}
+	if d.on[kPhone] && sc.phone(&r) {
+		end := r.end
+		if r.ext > 0 {
+			end = r.ext
+		}
+		sc.emit(i, end, TypePhone)
+		return end
+	}
+	return r.end
+}
+
+func groupStrings(s string, r *numRun) []string {
+	out := make([]string, r.n)
+	for k := 0; k < r.n; k++ {
+		out[k] = s[r.g[k].s:r.g[k].e]
+	}
+	return out
+}
+
+func versionWord(w string) bool {
+	return w == "version" || w == "ver" || w == "release" || w == "build" || w == "v"
+}
+
+// versionBefore reports "v1.2.3.4" / "version 1.2.3.4" / "ver. 1.2.3.4".
+func versionBefore(s string, i int) bool {
+	w := lastWord(s, i, 12)
+	return w == "version" || w == "ver" || w == "v" || w == "release" || w == "build"
+}
+
+// lastWord returns the lower-cased word that ends just before s[i]
+// (skipping up to a few spaces and punctuation), looking back at most n bytes.
+func lastWord(s string, i, n int) string {
+	j := i
+	for j > 0 && i-j < 3 && !isAlnum(s[j-1]) {
+		j--
+	}
+	k := j
+	for k > 0 && j-k < n && isLetter(s[k-1]) {
+		k--
+	}
+	var b [16]byte
+	if j-k > len(b) {
+		return ""
+	}
+	for x := k; x < j; x++ {
+		b[x-k] = lower(s[x])
+	}
+	return string(b[:j-k])
+}
+
+// ssn applies the Social Security Administration's rules: area not 000,
+// 666 or 900-999; group not 00; serial not 0000.
+func ssn(area, group, serial string) bool {
+	if area == "000" || area == "666" || area[0] == '9' || group == "00" || serial == "0000" {
+		return false
+	}
+	return true
+}
+
+// cardGroups: one block of digits, or groups of four separated by one kind
+// of separator (the last group may be shorter), or Amex's 4-6-5.
+func cardGroups(r *numRun) bool {
+	if r.digits < 12 || r.digits > 19 {
+		return false
+	}
+	if r.n == 1 {
+		return true
+	}
+	if r.seps != sepSpace && r.seps != sepDash {
+		return false
+	}
+	if r.sizes(4, 6, 5) || r.sizes(4, 6, 4) {
+		return true
+	}
+	for k := 0; k < r.n-1; k++ {
+		if r.size(k) != 4 {
+			return false
+		}
+	}
+	return r.size(r.n-1) <= 4
+}
+
+// card checks the brand (issuer prefix and length) and the Luhn checksum.
+func card(d []byte) bool {
+	return brand(d) && luhn(d)
+}
+
+func luhn(d []byte) bool {
+	sum, dbl := 0, false
+	for k := len(d) - 1; k >= 0; k-- {
+		v := int(d[k] - '0')
+		if dbl {
+			v *= 2
+			if v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+		dbl = !dbl
+	}
+	return sum%10 == 0
+}
+
+// brand: the issuer identification ranges of the major networks, with
+// their lengths.
+func brand(d []byte) bool {
+	n := len(d)
+	p := func(k int) int { // the first k digits as a number
+		v := 0
+		for x := 0; x < k; x++ {
+			v = v*10 + int(d[x]-'0')
+		}
+		return v
+	}
+	in := func(lo, hi int) bool { return n >= lo && n <= hi }
+	p2, p3, p4, p6 := p(2), p(3), p(4), p(6)
+	switch {
+	case d[0] == '4': // Visa
+		return n == 13 || n == 16 || n == 19
+	case p2 >= 51 && p2 <= 55, p4 >= 2221 && p4 <= 2720: // Mastercard
+		return n == 16
+	case p2 == 34 || p2 == 37: // American Express
+		return n == 15
+	case p4 == 6011, p3 >= 644 && p3 <= 649, p2 == 65, p6 >= 622126 && p6 <= 622925: // Discover
+		return in(16, 19)
+	case p2 == 35: // JCB (assigned 3528-3589; generators use all of 35)
+		return in(16, 19)
+	case p4 == 1800 || p4 == 2131: // JCB (old)
+		return n == 15
+	case p3 >= 300 && p3 <= 305, p2 == 36, p2 == 38, p2 == 39, p4 == 3095: // Diners Club
+		return in(14, 19)
+	case p2 == 62: // UnionPay
+		return in(16, 19)
+	case p2 == 50, p2 >= 56 && p2 <= 69: // Maestro
+		return in(12, 19)
+	case p4 >= 2200 && p4 <= 2204: // Mir
+		return in(16, 19)
+	}
+	return false
+}

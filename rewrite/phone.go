@@ -1,0 +1,317 @@
+package rewrite
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// region is how a country writes national phone numbers: with a trunk '0'
+// and a total number of digits (trunk included) between min and max, or
+// (trunk false) a fixed set of leading digits and a length; NANP is the
+// North American plan (NXX-NXX-XXXX).
+type region struct {
+	trunk    bool
+	nanp     bool
+	min, max int
+	lead     string // allowed first digits when !trunk
+}
+
+var regions = map[string]region{
+	"US": {nanp: true}, "CA": {nanp: true},
+	"GB": {trunk: true, min: 10, max: 11}, "DE": {trunk: true, min: 6, max: 13},
+	"FR": {trunk: true, min: 10, max: 10}, "NL": {trunk: true, min: 10, max: 10},
+	"BE": {trunk: true, min: 9, max: 10}, "CH": {trunk: true, min: 10, max: 10},
+	"AT": {trunk: true, min: 5, max: 13}, "IT": {trunk: true, min: 6, max: 11},
+	"IE": {trunk: true, min: 7, max: 10}, "AU": {trunk: true, min: 10, max: 10},
+	"NZ": {trunk: true, min: 8, max: 10}, "JP": {trunk: true, min: 10, max: 11},
+	"SE": {trunk: true, min: 7, max: 10}, "FI": {trunk: true, min: 6, max: 11},
+	"BR": {trunk: true, min: 10, max: 12}, "IN": {trunk: true, min: 11, max: 11},
+	"HU": {trunk: true, min: 8, max: 11}, "CZ": {min: 9, max: 9, lead: "2345679"},
+	"ES": {min: 9, max: 9, lead: "6789"}, "PL": {min: 9, max: 9, lead: "1234567890"},
+	"DK": {min: 8, max: 8, lead: "2345678"}, "NO": {min: 8, max: 8, lead: "2345789"},
+	"PT": {min: 9, max: 9, lead: "29"},
+}
+
+// PhoneRegions lists the region codes with national formats.
+func PhoneRegions() []string {
+	out := make([]string, 0, len(regions))
+	for r := range regions {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type regionSet struct{ list []region }
+
+func (rs *regionSet) add(code string) error {
+	r, ok := regions[strings.ToUpper(code)]
+	if !ok {
+		return fmt.Errorf("phone region %q has no national format here; use one of %s (international +CC numbers are found in every region)", code, strings.Join(PhoneRegions(), ", "))
+	}
+	rs.list = append(rs.list, r)
+	return nil
+}
+
+// phone decides whether a digit run is a phone number: a national format
+// of a configured region, or any plausible grouping introduced by a word
+// such as "phone", "fax" or "call" (or found under such a JSON key).
+func (sc *scanner) phone(r *numRun) bool {
+	s := sc.s
+	var buf [48]byte
+	d := r.digitString(s, buf[:0])
+	if r.digits < 7 || r.digits > 15 || dateLike(s, r) || r.seps&sepSlash != 0 {
+		return false
+	}
+	for _, rg := range sc.d.regions.list {
+		if rg.nanp && nanp(s, r, d) {
+			return true
+		}
+		if !rg.nanp && r.n >= 2 && national(rg, r, d) {
+			return true
+		}
+	}
+	// Unformatted digits, or groups of one digit, need a strong context.
+	if r.n == 1 && r.digits > 12 {
+		return false
+	}
+	for k := 0; k < r.n; k++ {
+		if r.size(k) < 2 && !r.paren[k] {
+			return false
+		}
+	}
+	return sc.phoneContext(r.start, r.end)
+}
+
+// nanp: [1-|001-]NXX-NXX-XXXX with one kind of separator, or (NXX) NXX-XXXX.
+func nanp(s string, r *numRun, d []byte) bool {
+	first := 0
+	if r.n == 4 && (r.size(0) == 1 && d[0] == '1' || r.size(0) == 3 && string(d[:3]) == "001") {
+		first = 1
+	}
+	if r.n-first != 3 || r.size(first) != 3 || r.size(first+1) != 3 || r.size(first+2) != 4 {
+		return false
+	}
+	a, x := s[r.g[first].s], s[r.g[first+1].s]
+	if a < '2' || x < '2' {
+		return false
+	}
+	if r.paren[first] {
+		return first == 0 && !r.paren[1] && !r.paren[2]
+	}
+	return r.seps == sepDash || r.seps == sepDot || r.seps == sepSpace
+}
+
+// national: a trunk-'0' number of the region's length, or a fixed-length
+// number with the region's leading digits, printed in groups of two or more.
+func national(rg region, r *numRun, d []byte) bool {
+	n := len(d)
+	if n < rg.min || n > rg.max {
+		return false
+	}
+	for k := 0; k < r.n; k++ {
+		if r.size(k) < 2 {
+			return false
+		}
+	}
+	if rg.trunk {
+		return d[0] == '0' && d[1] != '0'
+	}
+	return strings.IndexByte(rg.lead, d[0]) >= 0
+}
+
+// dateLike: 2024-01-15, 15.01.2024, 01/15/2024 and the like.
+func dateLike(s string, r *numRun) bool {
+	if r.n < 3 {
+		return false
+	}
+	v := func(k int) int {
+		x := 0
+		for i := r.g[k].s; i < r.g[k].e; i++ {
+			x = x*10 + int(s[i]-'0')
+		}
+		return x
+	}
+	year := func(k int) bool { return r.size(k) == 4 && v(k) >= 1900 && v(k) <= 2100 }
+	small := func(k, hi int) bool { return r.size(k) <= 2 && v(k) >= 1 && v(k) <= hi }
+	if year(0) && small(1, 12) && small(2, 31) {
+		return true
+	}
+	return year(2) && small(0, 31) && small(1, 31)
+}
+
+// intlPhone parses "+CC …" at s[i]: 8 to 15 digits (a "(0)" trunk group
+// not counted), groups of digits separated by one space, '-' or '.'.
+func (sc *scanner) intlPhone(i int) int {
+	s := sc.s
+	if i+1 >= len(s) || !isDigit(s[i+1]) || s[i+1] == '0' {
+		return -1
+	}
+	var r numRun
+	if !parseRun(s, i+1, &r) || r.seps&sepSlash != 0 {
+		return -1
+	}
+	digits := r.digits
+	for k := 0; k < r.n; k++ {
+		if r.paren[k] && s[r.g[k].s:r.g[k].e] == "0" {
+			digits--
+		}
+	}
+	if digits < 8 || digits > 15 {
+		return -1
+	}
+	if r.ext > 0 {
+		return r.ext
+	}
+	return r.end
+}
+
+// Context words for phone numbers. Strong words may sit a few words
+// before the number or just after it; labels ("Office: …", "… fax") must
+// touch it; weak words count only a few words before it on the same line.
+var (
+	strongPhoneWords = map[string]bool{
+		"phone": true, "phones": true, "telephone": true, "tel": true, "mobile": true, "mob": true,
+		"cell": true, "cellphone": true, "fax": true, "call": true, "dial": true, "sms": true,
+		"whatsapp": true, "landline": true, "ring": true, "phoned": true, "calling": true,
+	}
+	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true}
+	weakPhoneWords  = map[string]bool{
+		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
+	}
+	ssnWords = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
+)
+
+func strongWord(w string) bool { return strongPhoneWords[w] }
+func labelWord(w string) bool  { return labelPhoneWords[w] || strongPhoneWords[w] }
+func weakWord(w string) bool   { return weakPhoneWords[w] || strongPhoneWords[w] }
+func ssnWord(w string) bool    { return ssnWords[w] }
+
+// phoneContext looks for the words that make a digit run a phone number.
+func (sc *scanner) phoneContext(start, end int) bool {
+	if sc.hint != "" && hintHas(sc.hint, labelWord) {
+		return true
+	}
+	s := sc.s
+	if anyWord(s, back(s, start, 48, 1), start, strongWord) || anyWord(s, end, ahead(s, end, 16), strongWord) {
+		return true
+	}
+	// A label touching the number: "Desk: 123 4567", "123 4567 office".
+	if w := lastWord(s, start, 12); labelWord(w) && colonBefore(s, start) {
+		return true
+	}
+	if end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && isLetter(s[end+1]) {
+		if labelWord(firstWord(s, end+1)) {
+			return true
+		}
+	}
+	return anyWord(s, back(s, start, 32, 0), start, weakWord)
+}
+
+// colonBefore: the text before s[i] ends with ':' and white space.
+func colonBefore(s string, i int) bool {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\n' || s[i-1] == '\t') {
+		i--
+	}
+	return i > 0 && s[i-1] == ':'
+}
+
+func firstWord(s string, i int) string {
+	j := i
+	for j < len(s) && j-i < 16 && isLetter(s[j]) {
+		j++
+	}
+	var b [16]byte
+	for k := i; k < j; k++ {
+		b[k-i] = lower(s[k])
+	}
+	return string(b[:j-i])
+}
+
+// back returns where a window of at most n bytes before s[i] starts,
+// crossing at most lines line breaks.
+func back(s string, i, n, lines int) int {
+	lo := i
+	for lo > 0 && i-lo < n {
+		if s[lo-1] == '\n' {
+			if lines--; lines < 0 {
+				break
+			}
+		}
+		lo--
+	}
+	return lo
+}
+
+// ahead returns the end of a window of at most n bytes after s[i] on the
+// same line.
+func ahead(s string, i, n int) int {
+	hi := i
+	for hi < len(s) && hi-i < n && s[hi] != '\n' {
+		hi++
+	}
+	return hi
+}
+
+// context reports whether a word accepted by ok appears within a few words
+// before s[start:end] or right after it, or in the JSON key the text sits
+// under.
+func (sc *scanner) context(start, end int, ok func(string) bool) bool {
+	if sc.hint != "" && hintHas(sc.hint, ok) {
+		return true
+	}
+	return anyWord(sc.s, back(sc.s, start, 48, 1), start, ok) || anyWord(sc.s, end, ahead(sc.s, end, 16), ok)
+}
+
+// hintHas splits a JSON key into words (at non-letters and camelCase
+// humps: "app_version", "phoneNumber") and asks ok about each.
+func hintHas(hint string, ok func(string) bool) bool {
+	var b [16]byte
+	for i := 0; i < len(hint); {
+		if !isLetter(hint[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(hint) && isLetter(hint[j]) && !(isUpper(hint[j]) && !isUpper(hint[j-1])) {
+			j++
+		}
+		if j-i <= len(b) {
+			for k := i; k < j; k++ {
+				b[k-i] = lower(hint[k])
+			}
+			if ok(string(b[:j-i])) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// anyWord lower-cases each letter word of s[lo:hi] and asks ok.
+func anyWord(s string, lo, hi int, ok func(string) bool) bool {
+	var b [16]byte
+	for i := lo; i < hi; {
+		if !isLetter(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < hi && isLetter(s[j]) {
+			j++
+		}
+		whole := (i == 0 || !isWord(s[i-1])) && (j == len(s) || !isWord(s[j]))
+		if j-i <= len(b) && whole {
+			for k := i; k < j; k++ {
+				b[k-i] = lower(s[k])
+			}
+			if ok(string(b[:j-i])) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}

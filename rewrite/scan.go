@@ -1,0 +1,190 @@
+package rewrite
+
+import "strings"
+
+// scanner is one pass of a Detector over a text.
+type scanner struct {
+	d        *Detector
+	s        string
+	hint     string // extra context for phone numbers (a JSON key)
+	literals bool   // also report token-shaped text as TypeToken
+	out      []Span
+	// localEnd is the end of the last email local-part run scanned: a
+	// later word start inside it ends there too (no rescans).
+	localEnd int
+	// nextAt and nextColon cache the next '@' and ':' at or after the
+	// position they were looked up from (len(s) when there is none), so
+	// that most words skip the email and IPv6 checks at once.
+	nextAt, nextColon int
+}
+
+// next returns the index of the next c at or after i, using *cache.
+func (sc *scanner) next(c byte, i int, cache *int) int {
+	if *cache >= i {
+		return *cache
+	}
+	k := strings.IndexByte(sc.s[i:], c)
+	if k < 0 {
+		*cache = len(sc.s)
+	} else {
+		*cache = i + k
+	}
+	return *cache
+}
+
+func (sc *scanner) emit(start, end int, typ string) {
+	sc.out = append(sc.out, Span{Start: start, End: end, Type: typ})
+}
+
+// run walks the text once. At each anchor it tries the detectors that can
+// start there; a match is emitted and skipped, otherwise the rest of the
+// word is skipped, so every byte is looked at a small constant number of
+// times.
+func (sc *scanner) run() {
+	s, d := sc.s, sc.d
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		if class[c]&(cLetter|cDigit) != 0 {
+			if i > 0 && isWord(s[i-1]) {
+				i++
+				continue
+			}
+			if end := sc.word(i); end > i {
+				i = end
+				continue
+			}
+			i = skipWord(s, i)
+			continue
+		}
+		switch c {
+		case '[':
+			if sc.literals {
+				if end := tokenEnd(s, i, d.types); end > 0 {
+					sc.emit(i, end, TypeToken)
+					i = end
+					continue
+				}
+			}
+		case '+':
+			if d.on[kPhone] && (i == 0 || !isAlnum(s[i-1])) {
+				if end := sc.intlPhone(i); end > 0 {
+					sc.emit(i, end, TypePhone)
+					i = end
+					continue
+				}
+			}
+		case '(':
+			if d.on[kPhone] && i+1 < n && isDigit(s[i+1]) && (i == 0 || !isAlnum(s[i-1])) {
+				if end := sc.number(i); end > 0 {
+					i = end
+					continue
+				}
+			}
+		case '-':
+			if d.on[kSecret] && i+10 < n && s[i+1] == '-' {
+				if end := pemEnd(s, i); end > 0 {
+					sc.emit(i, end, TypeSecret)
+					i = end
+					continue
+				}
+			}
+		}
+		i++
+	}
+}
+
+// word tries the detectors that start at a word start i (a letter or a
+// digit); it returns the end of what it emitted, or -1.
+func (sc *scanner) word(i int) int {
+	s, d := sc.s, sc.d
+	if d.on[kEmail] && sc.next('@', i, &sc.nextAt)-i <= 64 {
+		j := sc.localEnd
+		if i >= j {
+			j = i
+			for j < len(s) && class[s[j]]&cLocal != 0 {
+				j++
+			}
+			sc.localEnd = j
+		}
+		if j < len(s) && s[j] == '@' {
+			if end := emailEnd(s, i, j); end > 0 {
+				sc.emit(i, end, TypeEmail)
+				return end
+			}
+		}
+	}
+	if d.on[kIP] && isHex(s[i]) && sc.next(':', i, &sc.nextColon)-i <= 4 {
+		if end := ipv6End(s, i); end > 0 {
+			sc.emit(i, end, TypeIPAddress)
+			return end
+		}
+	}
+	if isDigit(s[i]) {
+		if !numberBoundary(s, i) {
+			return -1
+		}
+		return sc.number(i)
+	}
+	// Keys are runs of [A-Za-z0-9_-]: one starts where such a run does,
+	// never after a '-' inside it (which would rescan the run).
+	if d.on[kSecret] && (i == 0 || s[i-1] != '-') {
+		if start, end := secretAt(s, i); end > 0 {
+			sc.emit(start, end, TypeSecret)
+			return end
+		}
+	}
+	if d.on[kIBAN] {
+		if end := ibanEnd(s, i); end > 0 {
+			sc.emit(i, end, TypeIBAN)
+			return end
+		}
+	}
+	return -1
+}
+
+// numberBoundary: a number does not start inside a compound such as
+// "v1.2", "ab-12" or "12:30".
+func numberBoundary(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch s[i-1] {
+	case '.', '-', '/', ':', ',':
+		return i < 2 || !isAlnum(s[i-2])
+	case '#', '$':
+		return false
+	}
+	return true
+}
+
+func skipWord(s string, i int) int {
+	for i < len(s) && isWord(s[i]) {
+		i++
+	}
+	return i
+}
+
+// tokenEnd returns the end of a token-shaped text at s[i] ("[TYPE_12]")
+// whose type is in types, or -1.
+func tokenEnd(s string, i int, types map[string]bool) int {
+	j := i + 1
+	for j < len(s) && (isUpper(s[j]) || isDigit(s[j]) || s[j] == '_') && j-i < 64 {
+		j++
+	}
+	// s[i+1:j] is TYPE_digits, the type ending at the last '_'.
+	if j >= len(s) || s[j] != ']' || j-i < 4 {
+		return -1
+	}
+	k := j - 1
+	for k > i && isDigit(s[k]) {
+		k--
+	}
+	if k == j-1 || s[k] != '_' || !isUpper(s[i+1]) {
+		return -1
+	}
+	if !types[s[i+1:k]] {
+		return -1
+	}
+	return j + 1
+}

@@ -1,0 +1,156 @@
+package rewrite
+
+import "strings"
+
+// secretAt recognises a credential starting at the word start s[i] and
+// returns the span to hide (for "Bearer x" only x), or (-1, -1).
+func secretAt(s string, i int) (int, int) {
+	rest := s[i:]
+	switch s[i] {
+	case 'A':
+		// AWS access key IDs: AKIA/ASIA/ABIA/ACCA + 16 upper-case
+		// letters or digits. Google API keys: AIza + 35.
+		if len(rest) >= 20 && (strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "ASIA") ||
+			strings.HasPrefix(rest, "ABIA") || strings.HasPrefix(rest, "ACCA")) {
+			j := run(s, i+4, func(c byte) bool { return isUpper(c) || isDigit(c) })
+			if j-i == 20 && !tokenByte(s, j) {
+				return i, j
+			}
+		}
+		if strings.HasPrefix(rest, "AIza") {
+			return fixed(s, i, 4, 35)
+		}
+	case 'g':
+		// GitHub: ghp_ gho_ ghu_ ghs_ ghr_ + 36 or more; github_pat_.
+		// GitLab: glpat- + 20 or more.
+		if len(rest) > 4 && rest[0:2] == "gh" && strings.IndexByte("pousr", rest[2]) >= 0 && rest[3] == '_' {
+			return atLeast(s, i, 4, 36)
+		}
+		if strings.HasPrefix(rest, "github_pat_") {
+			return atLeast(s, i, 11, 22)
+		}
+		if strings.HasPrefix(rest, "glpat-") {
+			return atLeast(s, i, 6, 20)
+		}
+	case 'x':
+		// Slack: xoxb- xoxp- xoxa- xoxr- xoxs- xoxe-, xapp-.
+		if len(rest) > 5 && rest[:3] == "xox" && strings.IndexByte("bpares", rest[3]) >= 0 && rest[4] == '-' {
+			return atLeast(s, i, 5, 10)
+		}
+		if strings.HasPrefix(rest, "xapp-") {
+			return atLeast(s, i, 5, 10)
+		}
+	case 's', 'r':
+		// Stripe: sk_live_ sk_test_ rk_live_ rk_test_ + 16 or more.
+		if len(rest) > 8 && rest[1:3] == "k_" && (strings.HasPrefix(rest[3:], "live_") || strings.HasPrefix(rest[3:], "test_")) {
+			return atLeast(s, i, 8, 16)
+		}
+		// OpenAI: sk- (sk-proj-, sk-svcacct-, sk-admin-) + 20 or more.
+		if s[i] == 's' && strings.HasPrefix(rest, "sk-") {
+			return atLeast(s, i, 3, 20)
+		}
+	case 'e':
+		if strings.HasPrefix(rest, "eyJ") {
+			if end := jwtEnd(s, i); end > 0 {
+				return i, end
+			}
+		}
+	case 'B', 'b':
+		if len(rest) > 7 && strings.EqualFold(rest[:7], "bearer ") {
+			j := i + 7
+			end := run(s, j, bearerByte)
+			if end-j >= 16 && !tokenByte(s, end) {
+				return j, end
+			}
+		}
+	}
+	return -1, -1
+}
+
+// tokenByte: the characters of API keys.
+func tokenByte(s string, j int) bool {
+	return j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-')
+}
+
+func bearerByte(c byte) bool {
+	return isAlnum(c) || strings.IndexByte("-._~+/=", c) >= 0
+}
+
+func run(s string, j int, ok func(byte) bool) int {
+	for j < len(s) && ok(s[j]) {
+		j++
+	}
+	return j
+}
+
+// atLeast: a prefix of length p, then at least min key characters.
+func atLeast(s string, i, p, min int) (int, int) {
+	j := run(s, i+p, func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' })
+	if j-i-p < min {
+		return -1, -1
+	}
+	return i, j
+}
+
+// fixed: a prefix of length p, then exactly n key characters.
+func fixed(s string, i, p, n int) (int, int) {
+	j := run(s, i+p, func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' })
+	if j-i-p != n {
+		return -1, -1
+	}
+	return i, j
+}
+
+// jwtEnd: three base64url segments, the first two JSON objects ("eyJ").
+func jwtEnd(s string, i int) int {
+	j := i
+	for seg := 0; seg < 3; seg++ {
+		k := run(s, j, func(c byte) bool { return class[c]&cB64 != 0 })
+		if k-j < 8 {
+			return -1
+		}
+		if seg == 1 && !strings.HasPrefix(s[j:], "eyJ") {
+			return -1
+		}
+		j = k
+		if seg < 2 {
+			if j >= len(s) || s[j] != '.' {
+				return -1
+			}
+			j++
+		}
+	}
+	if j < len(s) && (isWord(s[j]) || s[j] == '.') {
+		return -1
+	}
+	return j
+}
+
+// maxPEM bounds how far a private-key block is searched for its end.
+const maxPEM = 64 << 10
+
+// pemEnd recognises "-----BEGIN … PRIVATE KEY-----" at s[i] and returns the
+// end of its END line (or of its body, if the END line is missing).
+func pemEnd(s string, i int) int {
+	const begin = "-----BEGIN "
+	if !strings.HasPrefix(s[i:], begin) {
+		return -1
+	}
+	line := s[i+len(begin):]
+	if k := strings.Index(line, "-----"); k < 0 || k > 40 || !strings.HasSuffix(line[:k], "PRIVATE KEY") {
+		return -1
+	}
+	body := s[i:min(len(s), i+maxPEM)]
+	if k := strings.Index(body[len(begin):], "-----END "); k >= 0 {
+		j := i + len(begin) + k + len("-----END ")
+		if e := strings.Index(s[j:min(len(s), j+40)], "-----"); e >= 0 {
+			return j + e + 5
+		}
+		return j
+	}
+	// No END line: hide the base64 body that follows the BEGIN line.
+	j := i + len(begin) + strings.Index(line, "-----") + 5
+	return run(s, j, func(c byte) bool {
+		return isAlnum(c) || c == '+' || c == '/' || c == '=' || c == '\n' || c == '\r' || c == ' ' || c == '\\'
+	})
+}
