@@ -92,6 +92,12 @@ func (u *upstream) run(ctx context.Context) {
 	for {
 		start := time.Now()
 		cs, err := u.connect(ctx)
+		// A failed connect is recorded before firstDone closes, so
+		// WaitReady never returns while the state still says connecting.
+		connectFailed := err != nil && ctx.Err() == nil
+		if connectFailed {
+			u.setDown(err)
+		}
 		if first {
 			close(u.firstDone)
 			first = false
@@ -111,7 +117,9 @@ func (u *upstream) run(ctx context.Context) {
 				backoff = backoffMin
 			}
 		}
-		u.setDown(err)
+		if !connectFailed {
+			u.setDown(err)
+		}
 		u.log.Warn("upstream down; reconnecting", "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
