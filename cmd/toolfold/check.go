@@ -28,6 +28,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
+	fmt.Fprintf(stdout, "pii: %s\n", piiStatus(cfg.PII))
 	fmt.Fprintf(stdout, "telemetry: %s\n\n", ts)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
