@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolfold/toolfold/internal/tokens"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
@@ -23,6 +25,10 @@ type scriptHost struct {
 
 	mu       sync.Mutex
 	searches []string // the script's own search_tools(...) queries, the last few
+
+	// resultTokens counts the tokens (o200k_base) of the values tool calls
+	// returned to the script: what stayed out of the model's context.
+	resultTokens atomic.Int64
 
 	// vault serves a run without a client session (rewrite.go).
 	once  sync.Once
@@ -66,6 +72,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	if err != nil {
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
+	h.resultTokens.Add(int64(tokens.Estimate(string(v))))
 	h.mu.Lock()
 	searches := slices.Clone(h.searches)
 	h.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -248,7 +249,8 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
+	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
+	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -257,11 +259,12 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		p.log.Error("sandbox failed", "err", err)
 		return "toolfold could not run the script: " + err.Error(), true, nil
 	}
-	return p.renderRun(res), res.Err != nil, nil
+	return p.renderRun(res, host.resultTokens.Load()), res.Err != nil, nil
 }
 
-// renderRun formats a run: output, "=> value", error, footer.
-func (p *Proxy) renderRun(res *sandbox.Result) string {
+// renderRun formats a run: output, "=> value", error, footer. resultTokens
+// are the tokens of the results the script's tool calls got.
+func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64) string {
 	var b strings.Builder
 	b.WriteString(res.Output)
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
@@ -284,7 +287,8 @@ func (p *Proxy) renderRun(res *sandbox.Result) string {
 	if res.ToolCalls == 1 {
 		calls = "tool call"
 	}
-	fmt.Fprintf(&b, "[toolfold: %d %s, %s of results kept out of context, %s]", res.ToolCalls, calls, formatBytes(res.ResultBytes), formatDuration(res.Duration))
+	fmt.Fprintf(&b, "[toolfold: %d %s, %s tokens (%s) of results kept out of context, %s]",
+		res.ToolCalls, calls, formatCount(resultTokens), formatBytes(res.ResultBytes), formatDuration(res.Duration))
 	return b.String()
 }
 
@@ -356,4 +360,13 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// formatCount writes n with thousands separators: 159,936.
+func formatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -6,6 +6,7 @@ package tokens
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -31,4 +32,22 @@ func Count(s string) int {
 		return (len(s) + 3) / 4
 	}
 	return n
+}
+
+// exactMax is the most of a text Estimate counts token by token.
+const exactMax = 256 << 10
+
+// Estimate is Count for texts up to 256 KiB; a longer text is counted on
+// its first 256 KiB and scaled by its length, so a 30 MB tool result costs
+// milliseconds, not seconds.
+func Estimate(s string) int {
+	if len(s) <= exactMax {
+		return Count(s)
+	}
+	cut := exactMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	n := Count(s[:cut])
+	return int(int64(n) * int64(len(s)) / int64(max(cut, 1)))
 }

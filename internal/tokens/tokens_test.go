@@ -1,6 +1,9 @@
 package tokens
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCount(t *testing.T) {
 	for _, tc := range []struct {
@@ -18,5 +21,17 @@ func TestCount(t *testing.T) {
 	s := "search_tools finds the tools of the MCP servers behind this proxy; run_script calls them."
 	if n := Count(s); n <= 5 || n >= len(s)/2 {
 		t.Errorf("Count(%q) = %d: implausible for %d bytes", s, n, len(s))
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	short := "The quick brown fox jumps over the lazy dog. "
+	if Estimate(short) != Count(short) {
+		t.Errorf("short text: Estimate %d != Count %d", Estimate(short), Count(short))
+	}
+	long := strings.Repeat(short+"Ünïcödé ", 20000) // ~1 MiB, cut inside a rune somewhere
+	exact, est := Count(long), Estimate(long)
+	if diff := float64(est-exact) / float64(exact); diff > 0.02 || diff < -0.02 {
+		t.Errorf("long text: Estimate %d vs Count %d (%.1f%% off)", est, exact, 100*diff)
 	}
 }
