@@ -27,6 +27,9 @@ type procRunner struct {
 	exeErr   error // from os.Executable, reported by run
 	language string
 	log      *slog.Logger
+	// readOnly are host paths the inner command needs, bound read-only
+	// into the sandbox at the same paths (an interpreter's runtime).
+	readOnly []string
 	// onStart, when set (tests), is called with the child's pid after its
 	// rlimits are applied and before it is sent the code.
 	onStart func(pid int)
@@ -62,12 +65,15 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	return c.supervise(ctx, first, host), nil
 }
 
+// runTempPrefix names the temporary run directories workdir makes.
+const runTempPrefix = "toolfold-run-"
+
 // workdir returns the run's working directory and a cleanup function.
 func workdir(dir string) (string, func(), error) {
 	if dir != "" {
 		return dir, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "toolfold-run-")
+	dir, err := os.MkdirTemp("", runTempPrefix)
 	if err != nil {
 		return "", nil, fmt.Errorf("sandbox: create run directory: %w", err)
 	}
@@ -86,6 +92,7 @@ type child struct {
 	bridgeR *os.File // child → parent
 	bridgeW *os.File // parent → child
 	exited  chan struct{}
+	init    *initConn // nil when the child runs without the sandbox's init
 
 	mu     sync.Mutex
 	cause  *ScriptError // why the parent killed the child; first one wins
@@ -129,18 +136,34 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 			Pdeathsig: syscall.SIGKILL, // the proxy dies, the child dies
 		},
 	}
+	ic, err := p.sandboxCmd(cmd, lim) // the same command, inside the sandbox's init
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	if ic != nil {
+		files = append(files, ic.sock, cmd.ExtraFiles[2])
+	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		ic.release()
 		return nil, fmt.Errorf("sandbox: start %s child: %w", p.language, err)
 	}
 	outW.Close()
 	errW.Close()
 	brChildW.Close()
 	brChildR.Close()
-	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(),
+	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(), init: ic,
 		stdout: outR, stderr: errR, bridgeR: brR, bridgeW: brW, exited: make(chan struct{})}
 	go c.watchExit()
-	if err := applyRlimits(c.pid, lim); err != nil {
+	err = applyRlimits(c.pid, lim)
+	if err == nil && ic != nil {
+		err = ic.begin(c.pid, cmd.ExtraFiles[2])
+	}
+	if err != nil {
+		if ic != nil {
+			cmd.ExtraFiles[2].Close()
+		}
 		c.killAndReap()
 		c.closePipes()
 		return nil, err
@@ -196,10 +219,14 @@ func (c *child) killAndReap() *os.ProcessState {
 	c.mu.Unlock()
 	<-c.exited
 	c.cmd.Wait() // the error is in ProcessState
+	if c.init != nil {
+		c.init.finish()
+	}
 	return c.cmd.ProcessState
 }
 
 func (c *child) closePipes() {
+	c.init.release()
 	c.stdout.Close()
 	c.stderr.Close()
 	c.bridgeR.Close()
@@ -270,7 +297,14 @@ func (c *child) outcome(done *doneParams, state *os.ProcessState, stderr *stderr
 		}
 		return done.Value, nil
 	}
-	return nil, classifyExit(state, stderr.String(), c.lim)
+	if err := c.init.explain(c.lim); err != nil {
+		return nil, err
+	}
+	inner, ok := c.init.innerStatus()
+	if !ok {
+		inner = state.Sys().(syscall.WaitStatus)
+	}
+	return nil, classifyExit(state, inner, stderr.String(), c.lim)
 }
 
 func mustJSON(v any) json.RawMessage {
