@@ -80,6 +80,9 @@ type runCgroup struct {
 	v2   bool
 	dirs []string
 	mem  string
+	pids string
+	// tasks is pids.max.
+	tasks int
 }
 
 // newRunCgroup creates the run's cgroups with lim's bounds: memory for the
@@ -117,6 +120,7 @@ func newRunCgroup(l cgroupLayout, lim Limits) (*runCgroup, error) {
 		}
 	}
 	if err == nil && l.pids != "" {
+		g.pids, g.tasks = filepath.Join(l.pids, name), lim.Processes+64
 		err = mk(l.pids, [][2]string{{"pids.max", tasks}})
 	}
 	if err != nil {
@@ -164,6 +168,19 @@ func (g *runCgroup) oomKilled() bool {
 		}
 	}
 	return false
+}
+
+// pidsHit reports whether the pids controller refused a fork in the run.
+func (g *runCgroup) pidsHit() bool {
+	if g.pids == "" {
+		return false
+	}
+	data, err := os.ReadFile(g.pids + "/pids.events")
+	if err != nil {
+		return false
+	}
+	f := bytes.Fields(data)
+	return len(f) == 2 && string(f[0]) == "max" && string(f[1]) != "0"
 }
 
 // remove deletes the run's cgroups once their tasks are gone (the kernel

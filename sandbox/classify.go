@@ -27,6 +27,13 @@ var memoryMarkers = []string{
 	memoryMarker,                         // the child's guard, when a crash won the race to exit
 }
 
+// Markers of a refused fork on a child's stderr: a shell's, Python's,
+// node's.
+var forkMarkers = []string{
+	"Cannot fork", "fork: Resource temporarily unavailable", "fork: retry", "BlockingIOError: [Errno 11]",
+	"spawn EAGAIN", "can't start new thread",
+}
+
 // classifyExit explains a child that ended without sending done and without
 // being killed by the parent. status is how the script's process ended: the
 // child's own, or the inner command's as reported by the sandbox's init.
@@ -46,6 +53,9 @@ func classifyExit(state *os.ProcessState, status syscall.WaitStatus, stderr stri
 			"used more than %s of CPU time; make the script do less per run or raise %s", limit, hintCPU)}
 	case strings.Contains(stderr, "stack exceeds") && strings.Contains(stderr, "limit"):
 		return &ScriptError{Kind: "runtime", Msg: "stack overflow (recursion too deep)"}
+	case containsAny(stderr, forkMarkers):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"the script reached the sandbox's process limit (%d processes); start fewer processes or raise %s", lim.Processes, hintProcesses)}
 	case strings.Contains(stderr, "failed to create new OS thread"):
 		return &ScriptError{Kind: "limit", Msg: "the sandbox could not start a thread (process limit reached)"}
 	}

@@ -37,6 +37,9 @@ func initMain() int {
 		fmt.Fprintf(os.Stderr, "toolfold: %s: no spec on fd %d (this mode is started by toolfold itself)\n", InitArg, initSpecFD)
 		return 125
 	}
+	// The script gets 0-4 only: not the spec socket, nor a descriptor the
+	// proxy inherited without close-on-exec and passed on.
+	unix.CloseRange(initSpecFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	report := func(st initStatus) { json.NewEncoder(sock).Encode(st) }
 	data, err := io.ReadAll(io.LimitReader(sock, 1<<20))
 	var s initSpec

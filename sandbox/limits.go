@@ -32,6 +32,7 @@ const (
 	hintOutput    = "sandbox.output"
 	hintToolCalls = "sandbox.max_tool_calls"
 	hintFrame     = "sandbox.max_frame"
+	hintProcesses = "sandbox.processes"
 )
 
 // withDefaults returns l with every zero (or negative) field taken from

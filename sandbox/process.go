@@ -27,6 +27,9 @@ type procRunner struct {
 	exeErr   error // from os.Executable, reported by run
 	language string
 	log      *slog.Logger
+	// argv, when set, is the child command instead of the toolfold binary
+	// (an interpreter; tests run shells). It runs inside the sandbox too.
+	argv []string
 	// readOnly are host paths the inner command needs, bound read-only
 	// into the sandbox at the same paths (an interpreter's runtime).
 	readOnly []string
@@ -135,6 +138,9 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 			Setpgid:   true,            // one group to kill
 			Pdeathsig: syscall.SIGKILL, // the proxy dies, the child dies
 		},
+	}
+	if p.argv != nil {
+		cmd.Path, cmd.Args = p.argv[0], p.argv
 	}
 	ic, err := p.sandboxCmd(cmd, lim) // the same command, inside the sandbox's init
 	if err != nil {
@@ -265,6 +271,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
+	c.init.note(res.Err, c.lim)
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "exit", state.String())
 	if s := errTail.String(); s != "" {

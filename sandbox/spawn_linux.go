@@ -25,6 +25,10 @@ type initConn struct {
 	cg   *runCgroup
 	// status is the init's answer, read after it was reaped.
 	status *initStatus
+	// oom and pidsHit record, before the cgroup is removed, whether the
+	// memory controller killed a task and the pids controller refused one.
+	oom, pidsHit bool
+	tasks        int
 }
 
 // cgroups is this host's cgroup layout, found by detectLayers.
@@ -150,6 +154,7 @@ func (ic *initConn) release() {
 	}
 	ic.sock.Close()
 	if ic.cg != nil {
+		ic.oom, ic.pidsHit, ic.tasks = ic.cg.oomKilled(), ic.cg.pidsHit(), ic.cg.tasks
 		ic.cg.remove()
 		ic.cg = nil
 	}
@@ -171,12 +176,22 @@ func (ic *initConn) explain(lim Limits) *ScriptError {
 		return nil
 	case ic.status != nil && ic.status.Setup != "":
 		return &ScriptError{Kind: "killed", Msg: "the sandbox could not be built: " + ic.status.Setup}
-	case ic.cg != nil && ic.cg.oomKilled():
+	case ic.oom:
 		return &ScriptError{Kind: "memory", Msg: fmt.Sprintf(
 			"ran out of memory: the run's processes together passed the sandbox's memory bound (%s with /workspace and /tmp); process the data in smaller pieces or raise %s",
 			fmtBytes(int64(lim.dataLimit())+lim.workspaceBytes()+lim.tmpBytes()), hintMemory)}
 	}
 	return nil
+}
+
+// note adds to a run's error the bounds the sandbox enforced that the
+// script may have met without dying of them: a refused fork.
+func (ic *initConn) note(err *ScriptError, lim Limits) {
+	if ic == nil || err == nil || !ic.pidsHit {
+		return
+	}
+	err.Msg += fmt.Sprintf(" (the run also reached the sandbox's process limit of %d tasks, so a fork or thread failed; start fewer processes or raise %s)",
+		ic.tasks, hintProcesses)
 }
 
 // detectLayers probes the sandbox: it starts an init in probe mode and

@@ -50,7 +50,7 @@ func (l Limits) tmpBytes() int64 { return l.FileBytes }
 // and shared libraries a (cgo-built) toolfold binary or an interpreter
 // needs. Symbolic links among them (merged /usr: /lib -> usr/lib) are
 // recreated as links. Missing ones are skipped.
-var runtimePaths = []string{"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime"}
+var runtimePaths = []string{"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"}
 
 // initSpec is what the init builds and runs.
 type initSpec struct {
