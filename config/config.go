@@ -64,6 +64,10 @@ type Sandbox struct {
 	OpenFiles      int           // default 64
 	FileBytes      int64         // default 64 MiB
 	Processes      int           // default 64
+	// Require is which isolation layers a run needs: "full", "degraded"
+	// (default: Lua anywhere, Python and JavaScript only with namespaces
+	// and Landlock) or "none". See sandbox.Require.
+	Require string
 }
 
 // HTTP configures `serve --http`.
@@ -86,6 +90,7 @@ var DefaultSandbox = Sandbox{
 	OpenFiles:      64,
 	FileBytes:      64 << 20,
 	Processes:      64,
+	Require:        "degraded",
 }
 
 // LoadOptions changes how a config is read. The zero value (or nil) is

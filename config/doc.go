@@ -25,6 +25,7 @@
 //	sandbox:                        # run_script limits; see DefaultSandbox
 //	  timeout: 30s
 //	  memory: 512MiB
+//	  require: degraded             # full | degraded | none: isolation layers a run needs
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765
 //	  bearer_token: ${TOOLFOLD_TOKEN}

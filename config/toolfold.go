@@ -14,7 +14,7 @@ import (
 var (
 	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
-		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
+		"max_concurrency", "max_frame", "open_files", "file_size", "processes", "require"}
 	httpKeys = []string{"addr", "bearer_token"}
 )
 
@@ -123,6 +123,15 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox) {
 			setIf(&sb.OpenFiles)(d.count(f.val, p))
 		case "processes":
 			setIf(&sb.Processes)(d.count(f.val, p))
+		case "require":
+			if v, ok := d.str(f.val, p); ok {
+				switch v {
+				case "full", "degraded", "none":
+					sb.Require = v
+				default:
+					d.errorf(f.val, p, "must be full, degraded or none, got %q (full refuses to run without every isolation layer; see toolfold check)", v)
+				}
+			}
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys))
 		}

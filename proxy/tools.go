@@ -201,7 +201,8 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, &scriptHost{p: p})
+	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
+		Require: sandbox.Require(p.cfg.Sandbox.Require)}, &scriptHost{p: p})
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

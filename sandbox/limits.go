@@ -76,10 +76,10 @@ func (l Limits) dataLimit() uint64 {
 // RLIMIT_NPROC counts every thread of the child's real uid, not the child's
 // own: for a proxy running as a desktop user (hundreds of threads already),
 // any small value would stop the child's Go runtime from starting a thread.
-// It is therefore set only when the child runs as root, where the kernel
-// exempts it anyway; it becomes a real bound once the child runs under a uid
-// of its own inside a user namespace. A Lua script cannot create processes.
-func applyRlimits(pid int, l Limits) error {
+// It is therefore set only in the sandbox, where the script has a uid of its
+// own in a user namespace (counts are per namespace), or when the child runs
+// as root, where the kernel exempts it anyway.
+func applyRlimits(pid int, l Limits, sandboxed bool) error {
 	cpu := l.cpuSeconds()
 	set := []rlimit{
 		{"RLIMIT_CPU", unix.RLIMIT_CPU, cpu, cpu + 1},
@@ -88,7 +88,7 @@ func applyRlimits(pid int, l Limits) error {
 		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, uint64(l.FileBytes), uint64(l.FileBytes)},
 		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0, 0},
 	}
-	if os.Geteuid() == 0 {
+	if sandboxed || os.Geteuid() == 0 {
 		set = append(set, rlimit{"RLIMIT_NPROC", unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
 	}
 	for _, s := range set {

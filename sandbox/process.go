@@ -46,6 +46,9 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	if err := ctx.Err(); err != nil {
 		return &Result{Err: &ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()}}, nil
 	}
+	if err := Detect().Allow(p.language, req.Require); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	lim := req.Limits.withDefaults()
 	first, err := marshal(&frame{Method: methodRun, Params: mustJSON(runParams{Code: req.Code, Limits: toWire(lim)})})
 	if err != nil {
@@ -162,7 +165,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(), init: ic,
 		stdout: outR, stderr: errR, bridgeR: brR, bridgeW: brW, exited: make(chan struct{})}
 	go c.watchExit()
-	err = applyRlimits(c.pid, lim)
+	err = applyRlimits(c.pid, lim, ic != nil)
 	if err == nil && ic != nil {
 		err = ic.begin(c.pid, cmd.ExtraFiles[2])
 	}
