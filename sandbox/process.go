@@ -30,6 +30,8 @@ type procRunner struct {
 	// argv, when set, is the child command instead of the toolfold binary
 	// (an interpreter; tests run shells). It runs inside the sandbox too.
 	argv []string
+	// plain, in tests and benchmarks, runs the child without the sandbox.
+	plain bool
 	// readOnly are host paths the inner command needs, bound read-only
 	// into the sandbox at the same paths (an interpreter's runtime).
 	readOnly []string

@@ -40,7 +40,7 @@ var cgroups cgroupLayout
 // alone when the namespaces are unavailable.
 func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
 	layers := Detect()
-	if !layers.Namespaces || !layers.Filesystem {
+	if !layers.Namespaces || !layers.Filesystem || p.plain {
 		return nil, nil
 	}
 	return p.sandboxCmdWith(cmd, lim, layers)
