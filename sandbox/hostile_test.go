@@ -66,15 +66,8 @@ func init() {
 		}
 		if code == "fill" {
 			send()
-			size, err := unix.FcntlInt(childBridgeInFD, unix.F_GETPIPE_SZ, 0)
-			if err != nil {
+			if err := waitPipeFull(childBridgeInFD); err != nil {
 				b.fatal(err)
-			}
-			for {
-				if n, err := unix.IoctlGetInt(childBridgeInFD, unix.TIOCINQ); err != nil || n >= size {
-					break
-				}
-				time.Sleep(time.Millisecond)
 			}
 		}
 		for {

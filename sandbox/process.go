@@ -132,17 +132,14 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path:       p.exe,
-		Args:       []string{p.exe, ChildArg, p.language},
-		Env:        childEnv,
-		Dir:        dir,
-		Stdout:     outW,
-		Stderr:     errW,
-		ExtraFiles: []*os.File{brChildW, brChildR}, // fds 3 and 4
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,            // one group to kill
-			Pdeathsig: syscall.SIGKILL, // the proxy dies, the child dies
-		},
+		Path:        p.exe,
+		Args:        []string{p.exe, ChildArg, p.language},
+		Env:         childEnv,
+		Dir:         dir,
+		Stdout:      outW,
+		Stderr:      errW,
+		ExtraFiles:  []*os.File{brChildW, brChildR}, // fds 3 and 4
+		SysProcAttr: childSysProcAttr(),             // own process group; dies with the proxy
 	}
 	if p.argv != nil {
 		cmd.Path, cmd.Args = p.argv[0], p.argv
@@ -153,7 +150,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		return nil, err
 	}
 	if ic != nil {
-		files = append(files, ic.sock, cmd.ExtraFiles[2])
+		files = append(files, ic.files(cmd)...)
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
@@ -190,13 +187,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 // which keeps kill(-pid) safe.
 func (c *child) watchExit() {
 	defer close(c.exited)
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return
-		}
-	}
+	waitNoReap(c.pid)
 }
 
 // kill records why the child is being stopped (the first reason wins) and

@@ -116,6 +116,12 @@ func isRunTemp(dir string) bool {
 	return filepath.Dir(dir) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(dir), runTempPrefix)
 }
 
+// files are the parent's and the child's ends of the spec socket, for start
+// to close if the child cannot be started.
+func (ic *initConn) files(cmd *exec.Cmd) []*os.File {
+	return []*os.File{ic.sock, cmd.ExtraFiles[len(cmd.ExtraFiles)-1]}
+}
+
 // begin runs after the init started and its rlimits are set: it joins the
 // init to the run's cgroup and sends the spec, which the init waits for.
 func (ic *initConn) begin(pid int, theirs *os.File) error {

@@ -23,6 +23,8 @@ func (*initConn) finish()                                 {}
 func (*initConn) release()                                {}
 func (*initConn) innerStatus() (syscall.WaitStatus, bool) { return 0, false }
 func (*initConn) explain(Limits) *ScriptError             { return nil }
+func (*initConn) note(*ScriptError, Limits)               {}
+func (*initConn) files(*exec.Cmd) []*os.File              { return nil }
 
 func detectLayers() Layers {
 	return Layers{Why: []string{fmt.Sprintf("%s has no namespaces, Landlock or seccomp: Lua only", runtime.GOOS)}}
