@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -63,16 +64,34 @@ func detectCgroups() (cgroupLayout, []string) {
 	return l, why
 }
 
-// mkdirTry creates dir if needed and checks a child can be made in it.
+// mkdirTry creates dir if needed and checks a child can be made in it. It
+// also removes the empty run cgroups of toolfold processes that are gone
+// (killed before they could clean up).
 func mkdirTry(dir string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
+	sweepStale(dir)
 	probe := filepath.Join(dir, fmt.Sprintf("probe-%d", os.Getpid()))
 	if err := os.Mkdir(probe, 0o755); err != nil {
 		return err
 	}
 	return os.Remove(probe)
+}
+
+// sweepStale removes run-<pid>-<n> cgroups in dir whose pid is not a
+// running process; rmdir refuses any that still holds a task.
+func sweepStale(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid, n int
+		if _, err := fmt.Sscanf(e.Name(), "run-%d-%d", &pid, &n); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // runCgroup is one run's cgroups.
@@ -184,14 +203,18 @@ func (g *runCgroup) pidsHit() bool {
 }
 
 // remove deletes the run's cgroups once their tasks are gone (the kernel
-// may take a moment after the init is reaped).
+// may take a moment after the init is reaped, more on a loaded machine).
+// One that stays busy for two seconds is left for the next start's sweep.
 func (g *runCgroup) remove() {
 	for _, d := range g.dirs {
-		for i := 0; i < 100; i++ {
-			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+		delay := time.Millisecond
+		for deadline := time.Now().Add(2 * time.Second); ; {
+			err := os.Remove(d)
+			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 				break
 			}
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(delay)
+			delay = min(2*delay, 50*time.Millisecond)
 		}
 	}
 }
