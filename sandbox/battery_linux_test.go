@@ -412,3 +412,38 @@ s.on("connect", () => { console.log("CONNECTED"); process.exit(0) });
 		t.Errorf("node escaped:\n%s", res.Output)
 	}
 }
+
+// TestBatteryPersistentWorkspace: a workspace made with MountWorkspace is
+// bounded like a fresh one and keeps its contents across runs until
+// UnmountWorkspace.
+func TestBatteryPersistentWorkspace(t *testing.T) {
+	needSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("mounting the bounded workspace needs root")
+	}
+	dir := t.TempDir()
+	lim := Limits{FileBytes: 1 << 20} // workspace 4 MiB
+	if err := MountWorkspace(dir, lim); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { UnmountWorkspace(dir) })
+	if err := MountWorkspace(t.TempDir()+"/..", lim); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("MountWorkspace on a non-empty directory: %v", err)
+	}
+	run := func(script string) *Result {
+		return runInner(t, []string{"/bin/sh", "-c", "exec 2>&1; " + script + doneSh}, nil, lim, dir)
+	}
+	res := run(`echo one > state; for i in 1 2 3 4 5 6; do head -c 1000000 /dev/zero > f$i || echo "full at $i"; done`)
+	wantOutput(t, res, "full at 5", "No space left on device")
+	res = run(`cat state; rm f*; echo two >> state`)
+	wantOutput(t, res, "one\n")
+	if b, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || string(b) != "one\ntwo\n" {
+		t.Errorf("state on the host = %q, %v", b, err)
+	}
+	if err := UnmountWorkspace(dir); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("after UnmountWorkspace the directory holds %d entries", len(entries))
+	}
+}

@@ -110,6 +110,58 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 	return ic, nil
 }
 
+// MountWorkspace mounts a size- and inode-limited tmpfs (4 × FileBytes,
+// 10,000 inodes, owned by the sandbox user) on dir, an empty directory, so
+// a workspace that persists across the runs of a session is bounded as a
+// fresh one is. Its contents live until UnmountWorkspace (or the end of the
+// proxy's mount namespace). It needs root; a directory that is already a
+// mount point is left as it is. Without it, a Request.Workdir is bound
+// as it is, bounded per file only (RLIMIT_FSIZE).
+func MountWorkspace(dir string, lim Limits) error {
+	lim = lim.withDefaults()
+	var st, parent unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("sandbox: workspace %s is not a directory", dir)
+	}
+	if err := unix.Lstat(filepath.Dir(dir), &parent); err != nil || parent.Dev != st.Dev {
+		return nil // already a mount point
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	names, _ := f.Readdirnames(1)
+	f.Close()
+	if len(names) > 0 {
+		return fmt.Errorf("sandbox: workspace %s is not empty; a bounded workspace starts empty", dir)
+	}
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", lim.workspaceBytes(), workspaceFiles, sandboxUID, sandboxGID)
+	if err := unix.Mount("toolfold-workspace", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("sandbox: bound the workspace %s: %w", dir, err)
+	}
+	return nil
+}
+
+// UnmountWorkspace removes the bounded tmpfs MountWorkspace mounted on dir,
+// and its contents; call it when the session that owns the workspace ends. A directory that is not such a mount is
+// left alone.
+func UnmountWorkspace(dir string) error {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) > 8 && f[4] == dir && strings.Contains(line, " - tmpfs toolfold-workspace ") {
+			return unix.Unmount(dir, unix.MNT_DETACH)
+		}
+	}
+	return nil
+}
+
 // isRunTemp reports whether dir is a temporary run directory made by
 // workdir, which a sandboxed run replaces with a fresh bounded tmpfs.
 func isRunTemp(dir string) bool {

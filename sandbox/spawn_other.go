@@ -26,6 +26,14 @@ func (*initConn) explain(Limits) *ScriptError             { return nil }
 func (*initConn) note(*ScriptError, Limits)               {}
 func (*initConn) files(*exec.Cmd) []*os.File              { return nil }
 
+// MountWorkspace is Linux-only: elsewhere a workspace is bounded per file.
+func MountWorkspace(string, Limits) error {
+	return fmt.Errorf("sandbox: a bounded workspace needs Linux")
+}
+
+// UnmountWorkspace does nothing outside Linux: no workspace is mounted.
+func UnmountWorkspace(string) error { return nil }
+
 func detectLayers() Layers {
 	return Layers{Why: []string{fmt.Sprintf("%s has no namespaces, Landlock or seccomp: Lua only", runtime.GOOS)}}
 }
