@@ -317,6 +317,17 @@ except OSError as e:
 	if strings.Contains(res.Output, "CREATED ALL") {
 		t.Errorf("200,000 files fit:\n%s", res.Output)
 	}
+	// Uncaught, each names its limit.
+	res = python(t, `open("/workspace/big", "wb").write(b"x" * (8 << 20))`, lim)
+	if res.Err == nil || !strings.Contains(res.Err.Msg, "per-file limit") {
+		t.Errorf("a file past file_size: Err = %v", res.Err)
+	}
+	res = python(t, `
+for n in range(20000):
+    open(f"/tmp/f{n}", "w").close()`, lim)
+	if res.Err == nil || !strings.Contains(res.Err.Msg, "disk is full") {
+		t.Errorf("a full /tmp: Err = %v", res.Err)
+	}
 }
 
 func TestBatteryPrivileges(t *testing.T) {

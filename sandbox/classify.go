@@ -53,6 +53,13 @@ func classifyExit(state *os.ProcessState, status syscall.WaitStatus, stderr stri
 			"used more than %s of CPU time; make the script do less per run or raise %s", limit, hintCPU)}
 	case strings.Contains(stderr, "stack exceeds") && strings.Contains(stderr, "limit"):
 		return &ScriptError{Kind: "runtime", Msg: "stack overflow (recursion too deep)"}
+	case status.Signaled() && status.Signal() == syscall.SIGXFSZ, strings.Contains(stderr, "File too large"):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"a file grew past the %s per-file limit; write less or raise %s", fmtBytes(lim.FileBytes), hintFileSize)}
+	case strings.Contains(stderr, "No space left on device"):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"the sandbox's disk is full (/workspace holds %s, /tmp %s, %d files each); write less or raise %s",
+			fmtBytes(lim.workspaceBytes()), fmtBytes(lim.tmpBytes()), workspaceFiles, hintFileSize)}
 	case containsAny(stderr, forkMarkers):
 		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
 			"the script reached the sandbox's process limit (%d processes); start fewer processes or raise %s", lim.Processes, hintProcesses)}

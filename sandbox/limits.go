@@ -30,6 +30,7 @@ const (
 	hintToolCalls = "sandbox.max_tool_calls"
 	hintFrame     = "sandbox.max_frame"
 	hintProcesses = "sandbox.processes"
+	hintFileSize  = "sandbox.file_size"
 )
 
 // withDefaults returns l with every zero (or negative) field taken from
