@@ -18,6 +18,7 @@ type Config struct {
 	Sandbox   Sandbox
 	HTTP      HTTP
 	Telemetry Telemetry // OpenTelemetry exporters; without a section, nothing is exported
+	Search    Search    // search_tools' learning from use; the zero value: on, beside File
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string

@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes", "require"}
 	httpKeys = []string{"addr", "bearer_token"}
@@ -40,6 +40,8 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.http(f.val, &cfg.HTTP, x)
 		case "telemetry":
 			d.telemetry(f.val, &cfg.Telemetry, x)
+		case "search":
+			d.search(f.val, &cfg.Search, cfg.Dir, x)
 		default:
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"

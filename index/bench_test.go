@@ -120,3 +120,32 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchLearned is BenchmarkSearch with learning on: a Usage
+// filled to its default bound by pairing the dev queries' words with tools.
+func BenchmarkSearchLearned(b *testing.B) {
+	ix := loadTestCorpus(b)
+	qs, err := LoadQueries(filepath.Join(corpusDir, "queries-dev.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := NewUsage(0)
+	all := ix.All()
+	for i := 0; u.Len() < DefaultUsagePairs && i < 50*len(qs); i++ {
+		u.Record(ix, qs[i%len(qs)].Query, all[(i*7919)%len(all)].QName)
+	}
+	b.Logf("%d learned pairs", u.Len())
+	queries := benchQueries(b)
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		ix.Search(queries[i%len(queries)], SearchOptions{Usage: u})
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}

@@ -96,7 +96,7 @@ func Evaluate(ix *Index, queries []Query) *Evaluation {
 			continue
 		}
 		var ranked []string
-		for _, h := range ix.search(q.Query, "", evalDepth) {
+		for _, h := range ix.search(q.Query, "", evalDepth, nil) {
 			ranked = append(ranked, h.Tool.Server+"/"+h.Tool.Name)
 		}
 		ev.Results = append(ev.Results, QueryResult{Query: q, Ranked: ranked, Metrics: scoreQuery(q, ranked)})

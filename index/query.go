@@ -34,6 +34,7 @@ type concept struct {
 // counts as a hint. Known phrases and words get their synonyms; unknown
 // words get close vocabulary words and, when they are compounds, their parts.
 func (lex *lexicon) parseQuery(q string) []concept {
+	q = rewriteIdioms(q)
 	var cs []concept
 	var plain []unit
 	flush := func() {
@@ -43,8 +44,17 @@ func (lex *lexicon) parseQuery(q string) []concept {
 	hinted := make(map[string]bool)
 	chunks := splitQuery(q)
 	payload := payloadStart(chunks)
+	numbers := 0
+	for _, c := range chunks {
+		if valueKind(c) == "number" || mathExpr(c) {
+			numbers++
+		}
+	}
 	for i, chunk := range chunks {
 		kind := valueKind(chunk)
+		if mathExpr(chunk) || kind == "number" && (numbers >= 2 || strings.Contains(chunk, "%")) {
+			kind = "math"
+		}
 		if kind == "" && i >= payload {
 			kind = "payload"
 		}
@@ -53,13 +63,13 @@ func (lex *lexicon) parseQuery(q string) []concept {
 			continue
 		}
 		flush()
-		if kind != "number" {
+		if kind != "number" && kind != "math" {
 			cs = append(cs, lex.phraseConcepts(appendUnits(nil, chunk), valueWeight)...)
 		}
 		for _, h := range valueHints[kind] {
 			if !hinted[h] {
 				hinted[h] = true
-				cs = append(cs, lex.concept([]string{h}, h, hintWeight))
+				cs = append(cs, lex.concept([]string{stem(h)}, h, hintWeight))
 			}
 		}
 	}
@@ -121,6 +131,26 @@ var valueHints = map[string][]string{
 	"file":     {"file"},
 	"email":    {"email"},
 	"selector": {"selector"},
+	"math":     {"calculate"},
+}
+
+// mathExpr reports whether a chunk is arithmetic: digits with an operator
+// and no letters ("3*4", "2^10", "17%"). A query with such a chunk, or
+// with two numbers, hints at calculating.
+func mathExpr(chunk string) bool {
+	digits, ops := 0, 0
+	for _, r := range chunk {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("+-*/^×÷%=()", r):
+			ops++
+		case strings.ContainsRune(".,", r):
+		default:
+			return false
+		}
+	}
+	return digits > 0 && ops > 0 && !(ops == 1 && (chunk[0] == '-' || chunk[0] == '+'))
 }
 
 // splitQuery splits a query at white space, keeping quoted strings whole.

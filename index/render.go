@@ -26,11 +26,24 @@ const (
 // description, tool count) and close names. Tools of an unavailable server
 // are marked as such.
 func (ix *Index) Render(query string, hits []Hit, detail Detail, lang string) string {
+	return ix.RenderWith(query, hits, detail, lang, RenderOptions{})
+}
+
+// RenderOptions add what a deployment learned to rendering.
+type RenderOptions struct {
+	// Shapes are result shapes observed in this deployment: full detail
+	// shows one, marked observed, for a tool without an outputSchema.
+	Shapes *Shapes
+}
+
+// RenderWith is Render with options.
+func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string, o RenderOptions) string {
 	if len(hits) == 0 {
 		return ix.renderNone(query)
 	}
 	sx := syntaxFor(lang)
 	var b strings.Builder
+	ix.writeNamedDown(&b, query)
 	for i, h := range hits {
 		v := ix.view(h)
 		switch detail {
@@ -40,7 +53,7 @@ func (ix *Index) Render(query string, hits []Hit, detail Detail, lang string) st
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			v.full(&b, sx)
+			v.full(&b, sx, o.Shapes.Shape(v.qname))
 		default:
 			v.summary(&b, sx)
 		}
@@ -115,7 +128,7 @@ func (v toolView) summary(b *strings.Builder, sx syntax) {
 
 // full writes everything about a tool: description, parameters, result
 // shape, annotations and an example call.
-func (v toolView) full(b *strings.Builder, sx syntax) {
+func (v toolView) full(b *strings.Builder, sx syntax, observed string) {
 	b.WriteString(v.qname + v.unavailable() + "\n")
 	if d := strings.TrimSpace(v.t.Description); d != "" {
 		b.WriteString(d + "\n")
@@ -131,6 +144,8 @@ func (v toolView) full(b *strings.Builder, sx syntax) {
 	if out := v.t.OutputSchema; len(out) > 0 {
 		od := schemaDoc{root: out}
 		b.WriteString("Returns: " + od.typeString(out, typeOpts{depth: 3, maxEnum: summaryEnum, maxBytes: 2 * fullType}) + "\n")
+	} else if observed != "" {
+		b.WriteString("Returns (observed, not declared): " + clip(observed, 2*fullType) + "\n")
 	}
 	if a := annotations(v.t.Annotations); a != "" {
 		b.WriteString("Annotations: " + a + "\n")
@@ -219,7 +234,7 @@ func annotations(a Annotations) string {
 	for _, h := range []struct {
 		v    *bool
 		name string
-	}{{a.ReadOnly, "read-only"}, {a.Destructive, "destructive"}, {a.Idempotent, "idempotent"}} {
+	}{{a.ReadOnly, "read-only"}, {a.Destructive, "destructive"}, {a.Idempotent, "idempotent"}, {a.OpenWorld, "open-world"}} {
 		switch {
 		case h.v == nil:
 		case *h.v:
@@ -301,7 +316,7 @@ func (ix *Index) renderNone(query string) string {
 	}
 	counts := make(map[string]int)
 	var order []string
-	for _, h := range ix.search(query, "", maxLimit) {
+	for _, h := range ix.search(query, "", maxLimit, nil) {
 		if counts[h.Tool.Server] == 0 {
 			order = append(order, h.Tool.Server)
 		}
@@ -384,4 +399,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// writeNamedDown notes the unavailable servers without tools that the
+// query names: their tools cannot be among the hits.
+func (ix *Index) writeNamedDown(b *strings.Builder, query string) {
+	var words []string
+	for _, s := range ix.servers {
+		if s.Available || ix.serverTool[s.Name] > 0 {
+			continue
+		}
+		if words == nil {
+			words = strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return r == ' ' || r == ',' || r == '.' })
+		}
+		for _, w := range words {
+			if w == strings.ToLower(s.Name) || w == strings.ToLower(ix.serverIDs[s.Name]) {
+				b.WriteString("Server " + s.Name + " is unavailable")
+				if s.Error != "" {
+					b.WriteString(": " + oneLine(s.Error))
+				}
+				b.WriteString("; its tools are not listed.\n")
+				break
+			}
+		}
+	}
 }

@@ -118,6 +118,13 @@ func TestRender(t *testing.T) {
 			golden(t, string(d), ix.Render("q", hits, d, "lua"))
 		})
 	}
+	for _, lang := range []string{"python", "javascript"} {
+		for _, d := range []Detail{DetailSummary, DetailFull} {
+			t.Run(lang+"/"+string(d), func(t *testing.T) {
+				golden(t, string(d)+"_"+lang, ix.Render("q", hits, d, lang))
+			})
+		}
+	}
 }
 
 func TestRenderNone(t *testing.T) {
@@ -208,5 +215,37 @@ func TestClip(t *testing.T) {
 		if got := clip(tt.in, tt.n); got != tt.want || len(got) > tt.n {
 			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestRenderCorpusOdd pins the full detail of corpus tools with the most
+// involved schemas ($ref chains, unions, deep nesting, huge enums) in all
+// three languages: readable, bounded, and stable.
+func TestRenderCorpusOdd(t *testing.T) {
+	ix := loadTestCorpus(t)
+	hits := allHits(t, ix, "line-bot.push_flex_message", "ms365.create-mail-folder", "monday.update_doc",
+		"memory.create_entities", "mapbox.CategorySearchTool")
+	for _, lang := range []string{"lua", "python", "javascript"} {
+		t.Run(lang, func(t *testing.T) {
+			out := ix.Render("", hits, DetailFull, lang)
+			for _, block := range strings.Split(out, "\n\n") {
+				if len(block) > 12000 {
+					t.Errorf("a tool's full detail is %d bytes:\n%.300s", len(block), block)
+				}
+			}
+			golden(t, "corpus_full_"+lang, out)
+		})
+	}
+}
+
+func TestRenderNamesDownServer(t *testing.T) {
+	ix := New([]Tool{{Server: "fs", Name: "report_error", Description: "Report a broken file."}},
+		[]ServerInfo{{Name: "fs", Available: true}, {Name: "broken", Error: "exec: not found"}})
+	out := ix.Render("broken", ix.Search("broken", SearchOptions{}), DetailName, "lua")
+	if !strings.HasPrefix(out, "Server broken is unavailable: exec: not found; its tools are not listed.\nfs.report_error\n") {
+		t.Errorf("got:\n%s", out)
+	}
+	if out := ix.Render("report", ix.Search("report", SearchOptions{}), DetailName, "lua"); strings.Contains(out, "broken") {
+		t.Errorf("a query not naming the server mentions it:\n%s", out)
 	}
 }

@@ -10,6 +10,9 @@ import (
 type SearchOptions struct {
 	Limit  int    // hits returned; 0 means 10; at most 50
 	Server string // only this server's tools (its name or identifier); "" for all
+	// Usage, when not nil, ranks higher the tools scripts called after
+	// searches with similar words in this deployment.
+	Usage *Usage
 }
 
 // Hit is one search result.
@@ -33,11 +36,11 @@ func (ix *Index) Search(query string, opts SearchOptions) []Hit {
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	return ix.search(query, opts.Server, min(limit, maxLimit))
+	return ix.search(query, opts.Server, min(limit, maxLimit), opts.Usage)
 }
 
 // search is Search without the cap on limit (evaluation ranks 100 deep).
-func (ix *Index) search(query, server string, limit int) []Hit {
+func (ix *Index) search(query, server string, limit int, u *Usage) []Hit {
 	if server != "" {
 		if _, ok := ix.serverIDs[server]; !ok {
 			server = ix.serverByIdent(server)
@@ -55,6 +58,9 @@ func (ix *Index) search(query, server string, limit int) []Hit {
 	ix.lex.score(cs, sc)
 	if identLike(query) {
 		ix.fuzzy(query, sc)
+	}
+	if u != nil {
+		ix.learned(cs, u, sc)
 	}
 	cands := ix.rerank(cs, sc, server, limit)
 	hits := make([]Hit, len(cands))
@@ -283,4 +289,49 @@ func (lex *lexicon) idf(t string) float64 {
 		return e.idf
 	}
 	return 0
+}
+
+// learned adds to each tool's extra score (sc.fuzzy) what use taught:
+// learnWeight × the share of the query (by idf, synonyms at their weight)
+// whose words scripts used before calling the tool, each word's share
+// scaled by how often (up to usageCountCap).
+func (ix *Index) learned(cs []concept, u *Usage, sc *scratch) {
+	var mass float64
+	for _, c := range cs {
+		mass += c.weight * c.idf
+	}
+	if mass == 0 {
+		return
+	}
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	if u.n == 0 {
+		return
+	}
+	gain := make(map[int32]float64)
+	for _, c := range cs {
+		best := make(map[int32]float64) // a concept counts once per tool: its best alternative
+		for _, a := range c.alts {
+			for _, t := range a.terms {
+				m := u.pairs[t]
+				for qname := range m {
+					i, ok := ix.byName[qname]
+					if !ok || ix.docs[i].qname != qname {
+						continue
+					}
+					g := a.weight * u.strength(m, qname) / float64(len(a.terms))
+					best[int32(i)] = max(best[int32(i)], g)
+				}
+			}
+		}
+		for d, g := range best {
+			gain[d] += c.weight * c.idf * g
+		}
+	}
+	for d, g := range gain {
+		if sc.total[d] == 0 && sc.fuzzy[d] == 0 { // not touched yet, as in fuzzy
+			sc.touched = append(sc.touched, d)
+		}
+		sc.fuzzy[d] += float32(learnWeight * g / mass)
+	}
 }

@@ -47,7 +47,7 @@ func (ix *Index) Suggest(name string, n int) []string {
 		out = append(out, ix.docs[c.doc].qname)
 	}
 	if len(out) < n {
-		for _, h := range ix.search(strings.Join(words(name), " "), "", n) {
+		for _, h := range ix.search(strings.Join(words(name), " "), "", n, nil) {
 			if len(out) == n {
 				break
 			}

@@ -34,11 +34,23 @@ type exampleArg struct {
 
 // syntaxes are the script languages Render knows; others fall back to Lua.
 var syntaxes = map[string]syntax{
-	"lua": luaSyntax{},
+	"lua":        luaSyntax{},
+	"python":     pySyntax{},
+	"javascript": jsSyntax{},
 }
 
+// Languages lists the script languages Render can spell calls in.
+func Languages() []string { return []string{"javascript", "lua", "python"} }
+
 func syntaxFor(lang string) syntax {
-	if s, ok := syntaxes[strings.ToLower(lang)]; ok {
+	l := strings.ToLower(lang)
+	switch l {
+	case "py", "python3":
+		l = "python"
+	case "js", "node", "nodejs":
+		l = "javascript"
+	}
+	if s, ok := syntaxes[l]; ok {
 		return s
 	}
 	return luaSyntax{}

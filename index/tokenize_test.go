@@ -175,7 +175,13 @@ func TestParseQuery(t *testing.T) {
 		{"delte the file", "delt", "delet"},           // typo
 		{"fetchurl", "fetchurl", "fetch url"},         // compound
 		{"fetch https://example.com/page", "url", "url"},
-		{"GitHub", "github", "git hub"}, // camel case: whole, or parts
+		{"GitHub", "github", "git hub"},               // camel case: whole, or parts
+		{"the page is slow", "slow", "perform"},       // everyday word → tool word
+		{"a GPL dependency", "gpl", "licens"},         // licence names
+		{"let the team know", "notifi", "messag"},     // idiom, then its synonyms
+		{"throw the old file away", "delet", "remov"}, // separable phrasal verb
+		{"what is 3*4", "calcul", "calcul"},           // arithmetic hints at calculating
+		{"block off an hour tomorrow", "tomorrow", "calendar"},
 	}
 	for _, tt := range tests {
 		cs := ix.lex.parseQuery(tt.query)

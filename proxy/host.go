@@ -4,15 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
-// scriptHost is what a running script reaches through the bridge.
-type scriptHost struct{ p *Proxy }
+// scriptHost is what a running script reaches through the bridge; lang is
+// the script's language, in which search_tools(...) spells signatures.
+type scriptHost struct {
+	p       *Proxy
+	lang    string
+	session any // the client session of run_script, for learning (learn.go)
+
+	mu       sync.Mutex
+	searches []string // the script's own search_tools(...) queries, the last few
+}
 
 var _ sandbox.Host = (*scriptHost)(nil)
 
@@ -50,15 +60,28 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	if err != nil {
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
+	h.mu.Lock()
+	searches := slices.Clone(h.searches)
+	h.mu.Unlock()
+	h.p.learn.called(ix, h.session, searches, qname)
+	if len(hit.Tool.OutputSchema) == 0 {
+		h.p.learn.observed(qname, v)
+	}
 	return v, nil
 }
 
 // Search serves search_tools(...) inside scripts.
 func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int) (string, error) {
-	text, err := h.p.search(ctx, query, detail, limit, "")
+	text, err := h.p.search(ctx, query, detail, limit, "", h.lang)
 	if err != nil {
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}
+	h.mu.Lock()
+	if len(h.searches) == learnQueries {
+		h.searches = h.searches[1:]
+	}
+	h.searches = append(h.searches, query)
+	h.mu.Unlock()
 	return text, nil
 }
 

@@ -59,6 +59,8 @@ type Proxy struct {
 
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
+
+	learn *learner // what search learns from use (learn.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -76,6 +78,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
 	p.tel = newTelemetry(opts, version, log)
+	p.learn = newLearner(cfg, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
@@ -115,6 +118,7 @@ func (p *Proxy) Shutdown() { p.stopLife() }
 func (p *Proxy) Close() {
 	p.Shutdown()
 	p.pool.Close()
+	p.learn.close()
 }
 
 // Server is the client-facing MCP server.

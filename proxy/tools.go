@@ -19,7 +19,7 @@ import (
 // The two tools' schemas, written by hand to stay compact: they and the
 // descriptions are the only schema cost a client pays.
 var (
-	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, or a tool name"},"detail":{"type":"string","enum":["name","summary","full"]},"limit":{"type":"integer","minimum":1,"maximum":50},"server":{"type":"string"}},"required":["query"]}`)
+	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, or a tool name"},"detail":{"type":"string","enum":["name","summary","full"]},"limit":{"type":"integer","minimum":1,"maximum":50},"server":{"type":"string"},"language":{"type":"string","description":"script language of signatures and examples; default: run_script's"}},"required":["query"]}`)
 	runSchemaFmt = `{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string","enum":%s}},"required":["code"]}`
 )
 
@@ -92,10 +92,11 @@ func (p *Proxy) serverLine() string {
 }
 
 type searchArgs struct {
-	Query  string `json:"query"`
-	Detail string `json:"detail"`
-	Limit  int    `json:"limit"`
-	Server string `json:"server"`
+	Query    string `json:"query"`
+	Detail   string `json:"detail"`
+	Limit    int    `json:"limit"`
+	Server   string `json:"server"`
+	Language string `json:"language"`
 }
 
 func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -103,7 +104,10 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server)
+	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
+	if err == nil && req.Session != nil {
+		p.learn.searched(req.Session, in.Query)
+	}
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, err
@@ -116,18 +120,25 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 // Search runs search_tools. A bad detail or limit is a protocol error
 // (*jsonrpc.Error); an unknown server filter is an error the model can fix.
 func (p *Proxy) Search(query, detail string, limit int, server string) (string, error) {
-	return p.search(context.Background(), query, detail, limit, server)
+	return p.search(context.Background(), query, detail, limit, server, "")
+}
+
+// SearchLanguage is Search with signatures and examples in a script
+// language (lua, python, javascript; "" for run_script's default).
+func (p *Proxy) SearchLanguage(query, detail string, limit int, server, lang string) (string, error) {
+	return p.search(context.Background(), query, detail, limit, server, lang)
 }
 
 // search is Search inside a span, a child of ctx's.
-func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server string) (string, error) {
+// lang names the script language of signatures ("" for the default).
+func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server, lang string) (string, error) {
 	return p.tel.traceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
-		return p.searchCatalog(query, detail, limit, server)
+		return p.searchCatalog(query, detail, limit, server, lang)
 	})
 }
 
 // searchCatalog renders the hits of one search and counts them.
-func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (string, int, error) {
+func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang string) (string, int, error) {
 	if strings.TrimSpace(query) == "" {
 		return "", 0, invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
 	}
@@ -142,6 +153,11 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (s
 	if limit < 0 || limit > 50 {
 		return "", 0, invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
 	}
+	if lang == "" {
+		lang = p.defaultLanguage()
+	} else if !slices.Contains(index.Languages(), lang) {
+		return "", 0, invalidParams(fmt.Sprintf("language %q is not known; use one of: %s", lang, strings.Join(index.Languages(), ", ")))
+	}
 	ix := p.catalog.Load()
 	if server != "" && !slices.ContainsFunc(ix.Servers(), func(s index.ServerInfo) bool { return s.Name == server }) {
 		var names []string
@@ -150,8 +166,9 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server string) (s
 		}
 		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
-	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server})
-	return ix.Render(query, hits, index.Detail(detail), p.defaultLanguage()), len(hits), nil
+	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
+	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore()})
+	return text, len(hits), nil
 }
 
 func (p *Proxy) defaultLanguage() string {
@@ -171,7 +188,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+	text, failed, err := p.RunScript(withSession(ctx, req.Session), in.Code, in.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +219,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
 	res, err := runner.Run(ctx, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
-		Require: sandbox.Require(p.cfg.Sandbox.Require)}, &scriptHost{p: p})
+		Require: sandbox.Require(p.cfg.Sandbox.Require)}, &scriptHost{p: p, lang: lang, session: sessionOf(ctx)})
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

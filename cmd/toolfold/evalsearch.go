@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/toolfold/toolfold/index"
@@ -21,6 +22,7 @@ func cmdEvalSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	corpus := fs.String("corpus", "index/testdata/search-corpus", "directory holding tools/<server>.json")
 	queries := fs.String("queries", "", "queries JSONL (default: CORPUS/queries-dev.jsonl)")
 	lines := fs.Bool("lines", false, "read queries from stdin, one per line; print ranked ids as JSON arrays")
+	split := fs.Bool("split", false, "also print a table for each half of the queries, even and odd ids (to check a change helps both)")
 	if _, err := parse(fs, args); err != nil {
 		return exitUsage
 	}
@@ -41,6 +43,15 @@ func cmdEvalSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stdout, "corpus: %d tools from %d servers; %d queries\n\n", ix.Len(), len(ix.Servers()), len(qs))
 	fmt.Fprint(stdout, index.Evaluate(ix, qs).Table())
+	if *split {
+		for _, h := range []struct {
+			name string
+			rem  int
+		}{{"even", 0}, {"odd", 1}} {
+			fmt.Fprintf(stdout, "\n%s ids:\n\n", h.name)
+			fmt.Fprint(stdout, index.Evaluate(ix, halfOf(qs, h.rem)).Table())
+		}
+	}
 	return exitOK
 }
 
@@ -63,4 +74,17 @@ func serveLines(ix *index.Index, stdin io.Reader, stdout io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// halfOf keeps the queries whose id ends in a number with remainder rem
+// modulo 2 ("q304" is even).
+func halfOf(qs []index.Query, rem int) []index.Query {
+	var out []index.Query
+	for _, q := range qs {
+		digits := strings.TrimLeftFunc(q.ID, func(r rune) bool { return r < '0' || r > '9' })
+		if n, err := strconv.Atoi(digits); err == nil && n%2 == rem {
+			out = append(out, q)
+		}
+	}
+	return out
 }

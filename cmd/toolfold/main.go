@@ -5,6 +5,7 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
 //	toolfold version
 //
 // This is the only package that reads flags and the environment, and the
@@ -53,6 +54,7 @@ Usage:
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
   toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
   toolfold version
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -83,6 +85,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, rest, stdout, stderr)
+	case "__replay-server":
+		return cmdReplayServer(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
 		return exitOK

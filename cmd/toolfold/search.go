@@ -15,6 +15,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	detail := fs.String("detail", "summary", "name, summary or full")
 	limit := fs.Int("limit", 10, "number of results (1-50)")
 	server := fs.String("server", "", "only this upstream's tools")
+	lang := fs.String("language", "", "script language of signatures: lua, python or javascript (default: run_script's)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitUsage
@@ -30,7 +31,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// connect_timeout, as check does, rather than serve's startup bound.
 	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
 	defer p.Close()
-	text, err := p.Search(strings.Join(pos, " "), *detail, *limit, *server)
+	text, err := p.SearchLanguage(strings.Join(pos, " "), *detail, *limit, *server, *lang)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolfold: %v\n", err)
 		return exitFailed

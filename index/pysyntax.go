@@ -1,0 +1,123 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// pySyntax spells calls as the Python sandbox's prelude accepts them:
+// tools.<server>.<tool>(key=value), with tools["server"]["tool"] for
+// names that are not Python identifiers or are keywords, and
+// **{"key": value} for such argument names. The call returns the result.
+type pySyntax struct{}
+
+var pyKeywords = setOf(`False None True and as assert async await break class continue def del elif
+	else except finally for from global if import in is lambda nonlocal not or pass raise return try
+	while with yield`)
+
+func pyIdent(s string) bool { return s != "" && ScriptIdent(s) == s && !pyKeywords[s] }
+
+func (pySyntax) toolExpr(serverID, toolID string) string {
+	if pyIdent(serverID) && pyIdent(toolID) {
+		return "tools." + serverID + "." + toolID
+	}
+	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
+}
+
+// signature lists keyword parameters, optional ones with "= None"; names
+// that cannot be keywords go into a trailing **{...}.
+func (pySyntax) signature(expr string, ps []sigParam, more int) string {
+	var plain, odd []string
+	for _, p := range ps {
+		if pyIdent(p.name) {
+			s := p.name + ": " + p.typ
+			if !p.required {
+				s += " = None"
+			}
+			plain = append(plain, s)
+			continue
+		}
+		k := jsonString(p.name)
+		if !p.required {
+			k += "?"
+		}
+		odd = append(odd, k+": "+p.typ)
+	}
+	if len(odd) > 0 {
+		plain = append(plain, "**{"+strings.Join(odd, ", ")+"}")
+	}
+	if more > 0 {
+		plain = append(plain, "..."+strconv.Itoa(more)+" more")
+	}
+	return expr + "(" + strings.Join(plain, ", ") + ")"
+}
+
+func (pySyntax) comment() string { return "#" }
+
+func (pySyntax) example(expr string, args []exampleArg) string {
+	var plain, odd []string
+	for _, a := range args {
+		if pyIdent(a.name) {
+			plain = append(plain, a.name+"="+pyValue(a.value))
+		} else {
+			odd = append(odd, jsonString(a.name)+": "+pyValue(a.value))
+		}
+	}
+	if len(odd) > 0 {
+		plain = append(plain, "**{"+strings.Join(odd, ", ")+"}")
+	}
+	return "r = " + expr + "(" + strings.Join(plain, ", ") + ")"
+}
+
+// pyValue writes a JSON value as a Python expression.
+func pyValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return jsonString(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := sortedKeys(x)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = jsonString(k) + ": " + pyValue(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return literal(v)
+}
+
+// jsonString quotes s as a JSON string without HTML escaping: also a valid
+// Python and JavaScript string literal.
+func jsonString(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	out := strings.TrimSuffix(buf.String(), "\n")
+	// U+2028 and U+2029 end lines in older JavaScript; encoding/json escapes them already.
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,232 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
+)
+
+// LatencyRow is one measured path: percentiles over its samples.
+type LatencyRow struct {
+	Name    string
+	Samples string
+	P50     time.Duration
+	P99     time.Duration
+	Note    string // set when the path was not measured, and why
+}
+
+func latencyRow(name, samples string, d []time.Duration) LatencyRow {
+	slices.Sort(d)
+	r := LatencyRow{Name: name, Samples: samples}
+	if len(d) > 0 {
+		r.P50 = d[(len(d)-1)/2]
+		r.P99 = d[min(len(d)-1, (len(d)*99+99)/100-1)]
+	}
+	return r
+}
+
+// latencyCase is one path to time: call does one round trip.
+type latencyCase struct {
+	name string
+	n    int
+	call func(context.Context) error
+	note string // when call is nil: why the path is not measured
+}
+
+func (c latencyCase) measure(ctx context.Context) (LatencyRow, error) {
+	if c.call == nil {
+		return LatencyRow{Name: c.name, Note: c.note}, nil
+	}
+	if err := c.call(ctx); err != nil { // warm-up, not counted
+		return LatencyRow{}, fmt.Errorf("%s: %w", c.name, err)
+	}
+	d := make([]time.Duration, 0, c.n)
+	for range c.n {
+		start := time.Now()
+		if err := c.call(ctx); err != nil {
+			return LatencyRow{}, fmt.Errorf("%s: %w", c.name, err)
+		}
+		d = append(d, time.Since(start))
+	}
+	return latencyRow(c.name, fmt.Sprintf("%d", c.n), d), nil
+}
+
+// echoArgs is the call every latency path makes: everything's echo.
+var echoArgs = map[string]any{"message": "hi"}
+
+const echoScript = `return tools.everything.echo{message = "hi"}`
+
+func (e *env) latency(ctx context.Context, rep *Report) error {
+	calls, runs := 200, 0
+	if e.opts.Quick {
+		calls, runs = 10, 3
+	} else {
+		runs = 100
+	}
+	var cases []latencyCase
+	cases = append(cases, latencyCase{name: "direct: client → everything echo (stdio)", n: calls, call: func(ctx context.Context) error {
+		_, err := e.direct["everything"].call(ctx, "echo", echoArgs)
+		return err
+	}})
+
+	pool, err := e.upstreamPool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	cases = append(cases, latencyCase{name: "toolfold's upstream path (proxy.Pool.Call → echo)", n: calls, call: func(ctx context.Context) error {
+		res, err := pool.Call(ctx, "everything", "echo", []byte(`{"message":"hi"}`))
+		if err == nil && res.IsError {
+			err = fmt.Errorf("echo failed: %s", resultText(res))
+		}
+		return err
+	}})
+	cases = append(cases, e.passthroughCase(calls))
+	cases = append(cases, latencyCase{name: "run_script, one echo call (in-process toolfold)", n: runs, call: func(ctx context.Context) error {
+		return e.runOK(ctx, echoScript, "lua")
+	}})
+
+	bin, err := e.serveBinary(ctx, e.cfg)
+	if err != nil {
+		return err
+	}
+	defer bin.Close()
+	cases = append(cases, latencyCase{name: "run_script, one echo call (toolfold binary, stdio)", n: runs, call: func(ctx context.Context) error {
+		_, err := bin.call(ctx, "run_script", map[string]any{"code": echoScript})
+		return err
+	}})
+	cases = append(cases, latencyCase{name: fmt.Sprintf("search_tools, %d tools (toolfold binary, stdio)", rep.Schemas[0].Tools), n: calls, call: func(ctx context.Context) error {
+		_, err := bin.call(ctx, "search_tools", map[string]any{"query": "echo a message"})
+		return err
+	}})
+	for _, lang := range e.prox.Languages() {
+		code, ok := trivialScripts[lang]
+		if !ok {
+			cases = append(cases, latencyCase{name: "run_script overhead, " + lang, note: "no trivial script known for this language: add one to trivialScripts"})
+			continue
+		}
+		cases = append(cases, latencyCase{name: "run_script overhead, " + lang + " (no tool call)", n: runs, call: func(ctx context.Context) error {
+			return e.runOK(ctx, code, lang)
+		}})
+	}
+	for _, c := range cases {
+		row, err := c.measure(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Latency = append(rep.Latency, row)
+	}
+	return nil
+}
+
+// trivialScripts return a value without calling a tool, per language.
+var trivialScripts = map[string]string{
+	"lua":        "return 1",
+	"python":     "1",
+	"javascript": "1",
+}
+
+// passthroughCase times a plain tools/call of everything's echo through
+// toolfold's client-facing server (passthrough mode).
+//
+// PASSTHROUGH: passthrough mode is being built elsewhere and is not on
+// this branch. Once it is merged, replace the body with
+//
+//	return latencyCase{name: "passthrough: client → toolfold → echo", n: n, call: func(ctx context.Context) error {
+//		_, err := e.pc.call(ctx, "<the echo tool's name as passthrough advertises it>", echoArgs)
+//		return err
+//	}}
+//
+// (e.pc is a client of the in-process toolfold on the sample config; use
+// the binary's client from latency() for the stdio figure.)
+func (e *env) passthroughCase(n int) latencyCase {
+	return latencyCase{name: "passthrough: client → toolfold → echo", note: "passthrough mode is not on this branch yet: fill passthroughCase in internal/bench/latency.go"}
+}
+
+// runOK runs a script in-process and fails unless it succeeded.
+func (e *env) runOK(ctx context.Context, code, lang string) error {
+	text, failed, err := e.prox.RunScript(ctx, code, lang)
+	if err == nil && failed {
+		err = fmt.Errorf("script failed: %s", text)
+	}
+	return err
+}
+
+// upstreamPool connects toolfold's upstream pool to everything alone: the
+// path every proxied call takes after the client-facing server.
+func (e *env) upstreamPool(ctx context.Context) (*proxy.Pool, error) {
+	cfg, err := config.Load(e.cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	var ups []config.Upstream
+	for _, u := range cfg.Upstreams {
+		if u.Name == "everything" {
+			ups = append(ups, u)
+		}
+	}
+	pool := proxy.NewPool(ups, e.log, "bench", nil)
+	pool.Start(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	pool.WaitReady(wctx)
+	if st := pool.Status(); len(st) != 1 || st[0].State != proxy.StateReady {
+		pool.Close()
+		return nil, fmt.Errorf("proxy.Pool did not connect to everything: %+v", st)
+	}
+	return pool, nil
+}
+
+// binary is a client of the toolfold binary serving stdio.
+type binary struct {
+	*client
+	cmd *exec.Cmd
+}
+
+// serveBinary starts `toolfold serve -c cfg` (stdio) and connects to it.
+func (e *env) serveBinary(ctx context.Context, cfg string) (*binary, error) {
+	cmd := exec.Command(e.opts.Exe, "serve", "-c", cfg, "--log-level", "error")
+	cmd.Env = append(os.Environ(), e.opts.ExeEnv...)
+	stderr := &tail{max: 4096}
+	cmd.Stderr = stderr
+	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1"}, nil).
+		Connect(cctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start %s serve: %w; its stderr: %s", e.opts.Exe, err, stderr)
+	}
+	return &binary{client: &client{name: "toolfold binary", cs: cs}, cmd: cmd}, nil
+}
+
+// tail keeps the last max bytes written, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
