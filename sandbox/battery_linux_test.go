@@ -39,7 +39,9 @@ func needSandbox(t *testing.T) Layers {
 func runInner(t *testing.T, argv []string, readOnly []string, lim Limits, dir string) *Result {
 	t.Helper()
 	p := testRunner(t, "sh")
-	p.argv, p.readOnly = argv, readOnly
+	p.command = func(Limits) ([]string, []string) { return argv, childEnv }
+	p.readOnly = readOnly
+	p.exe = "" // as an interpreter's runner: the init is os.Executable()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := p.run(ctx, Request{Code: "unused", Limits: lim, Workdir: dir}, &fakeHost{})

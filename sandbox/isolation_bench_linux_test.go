@@ -36,7 +36,10 @@ func BenchmarkIsolation(b *testing.B) {
 				if mode == "sandbox" && !Detect().Namespaces {
 					b.Skip("no sandbox here")
 				}
-				p := &procRunner{exe: testBinary(), language: "lua", log: testLogger(b), argv: in.argv, readOnly: in.readOnly, plain: mode == "plain"}
+				p := &procRunner{exe: testBinary(), language: "lua", log: testLogger(b), readOnly: in.readOnly, plain: mode == "plain"}
+				if in.argv != nil {
+					p.command = func(Limits) ([]string, []string) { return in.argv, childEnv }
+				}
 				ctx := context.Background()
 				for b.Loop() {
 					res, err := p.run(ctx, Request{Code: "return 1", Limits: Limits{}}, benchHost{})

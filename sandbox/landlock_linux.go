@@ -86,7 +86,7 @@ func applyLandlock(abi int, readOnly []string) error {
 		"/etc": read, "/proc": read &^ llExecute, SandboxWorkspace: dirRW, "/tmp": dirRW,
 		"/dev/null": fileRW, "/dev/zero": fileRW, "/dev/random": fileRW, "/dev/urandom": fileRW,
 	}
-	for _, p := range append(append([]string{SandboxExe}, runtimePaths...), readOnly...) {
+	for _, p := range append(append([]string{SandboxExe}, systemPaths...), readOnly...) {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			rules[real] |= read
 		}

@@ -16,7 +16,7 @@ import (
 //
 //	/            tmpfs, read-only once built
 //	/etc         passwd, group, hosts, resolv.conf (empty), nsswitch.conf; ld.so.cache bound
-//	/usr, /lib…  read-only binds of the host's (runtimePaths), links recreated as links
+//	/usr, /lib…  read-only binds of the host's (systemPaths), links recreated as links
 //	/toolfold    the toolfold binary, read-only
 //	…            the interpreter's runtime (initSpec.ReadOnly), read-only
 //	/dev         null, zero, random, urandom (host nodes bound), fd, stdin/out/err links
@@ -68,7 +68,7 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		srcs = append(srcs, source{host: host, dst: dst, fd: fd, rw: rw, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
 		return nil
 	}
-	for _, p := range runtimePaths {
+	for _, p := range systemPaths {
 		if err := add(p, p, false, true); err != nil {
 			return false, err
 		}
@@ -78,7 +78,9 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 			return false, fmt.Errorf("read-only path %q is not absolute", p)
 		}
 		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			continue // an optional directory (a site-packages) that is not there
+		} else if err != nil {
 			return false, fmt.Errorf("read-only path: %w", err)
 		}
 		if underRuntime(real) {
@@ -233,10 +235,10 @@ func writeEtc(dir string) error {
 	return nil
 }
 
-// underRuntime reports whether p lies in a directory of runtimePaths, so is
+// underRuntime reports whether p lies in a directory of systemPaths, so is
 // visible already.
 func underRuntime(p string) bool {
-	for _, r := range runtimePaths {
+	for _, r := range systemPaths {
 		if p == r || strings.HasPrefix(p, r+"/") {
 			return true
 		}

@@ -27,9 +27,6 @@ type procRunner struct {
 	exeErr   error // from os.Executable, reported by run
 	language string
 	log      *slog.Logger
-	// argv, when set, is the child command instead of the toolfold binary
-	// (an interpreter; tests run shells). It runs inside the sandbox too.
-	argv []string
 	// plain, in tests and benchmarks, runs the child without the sandbox.
 	plain bool
 	// readOnly are host paths the inner command needs, bound read-only
@@ -38,6 +35,10 @@ type procRunner struct {
 	// onStart, when set (tests), is called with the child's pid after its
 	// rlimits are applied and before it is sent the code.
 	onStart func(pid int)
+	// command, when set, gives the child's argv (argv[0] is the program's
+	// absolute path) and its whole environment instead of re-executing exe:
+	// how an interpreter language (python3, node) is started. See interp.go.
+	command func(lim Limits) (argv, env []string)
 }
 
 // run is Runner.Run for every process-based language.
@@ -131,18 +132,19 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		closeAll()
 		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
 	}
+	argv, env := []string{p.exe, ChildArg, p.language}, childEnv
+	if p.command != nil {
+		argv, env = p.command(lim)
+	}
 	cmd := &exec.Cmd{
-		Path:        p.exe,
-		Args:        []string{p.exe, ChildArg, p.language},
-		Env:         childEnv,
+		Path:        argv[0],
+		Args:        argv,
+		Env:         env,
 		Dir:         dir,
 		Stdout:      outW,
 		Stderr:      errW,
 		ExtraFiles:  []*os.File{brChildW, brChildR}, // fds 3 and 4
 		SysProcAttr: childSysProcAttr(),             // own process group; dies with the proxy
-	}
-	if p.argv != nil {
-		cmd.Path, cmd.Args = p.argv[0], p.argv
 	}
 	ic, err := p.sandboxCmd(cmd, lim) // the same command, inside the sandbox's init
 	if err != nil {

@@ -48,14 +48,22 @@ func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
 func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*initConn, error) {
-	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
-	if cmd.Path == p.exe {
-		argv[0] = SandboxExe
+	// The init is this binary; an inner command that is this binary too
+	// (Lua) sees it at SandboxExe.
+	initExe, err := p.exe, error(nil)
+	if initExe == "" {
+		if initExe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
+		}
 	}
+	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
 	s := initSpec{
-		Argv: argv, Env: cmd.Env, Exe: p.exe, ReadOnly: p.readOnly,
+		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly,
 		WorkspaceBytes: lim.workspaceBytes(), TmpBytes: lim.tmpBytes(),
 		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
+	}
+	if cmd.Path == p.exe {
+		argv[0], s.Exe = SandboxExe, p.exe
 	}
 	if cmd.Dir != "" && !isRunTemp(cmd.Dir) {
 		s.Workspace = cmd.Dir // a caller's workspace: bound, not a fresh tmpfs
@@ -88,8 +96,8 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 			return nil, err
 		}
 	}
-	cmd.Path = p.exe
-	cmd.Args = []string{p.exe, InitArg}
+	cmd.Path = initExe
+	cmd.Args = []string{initExe, InitArg}
 	cmd.Env = append([]string{}, raceEnv...) // empty, not nil: nil would be the proxy's own
 	cmd.Dir = "/"
 	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs) // fd 5

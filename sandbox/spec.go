@@ -46,11 +46,11 @@ func (l Limits) workspaceBytes() int64 { return 4 * l.FileBytes }
 // tmpBytes bounds /tmp: the per-file limit.
 func (l Limits) tmpBytes() int64 { return l.FileBytes }
 
-// runtimePaths are bound read-only into every sandbox: the dynamic loader
+// systemPaths are bound read-only into every sandbox: the dynamic loader
 // and shared libraries a (cgo-built) toolfold binary or an interpreter
 // needs. Symbolic links among them (merged /usr: /lib -> usr/lib) are
 // recreated as links. Missing ones are skipped.
-var runtimePaths = []string{"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"}
+var systemPaths = []string{"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"}
 
 // initSpec is what the init builds and runs.
 type initSpec struct {
