@@ -41,7 +41,7 @@ func runInner(t *testing.T, argv []string, readOnly []string, lim Limits, dir st
 	p := testRunner(t, "sh")
 	p.command = func(Limits) ([]string, []string) { return argv, childEnv }
 	p.readOnly = readOnly
-	p.exe = "" // as an interpreter's runner: the init is os.Executable()
+	p.exe = argv[0] // as an interpreter's runner: the init is os.Executable()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := p.run(ctx, Request{Code: "unused", Limits: lim, Workdir: dir}, &fakeHost{})

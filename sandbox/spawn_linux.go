@@ -48,22 +48,23 @@ func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
 func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*initConn, error) {
-	// The init is this binary; an inner command that is this binary too
-	// (Lua) sees it at SandboxExe.
-	initExe, err := p.exe, error(nil)
-	if initExe == "" {
-		if initExe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
-		}
-	}
+	// The init is the toolfold binary: the runner's exe for Lua (which is
+	// also the inner command, seen at SandboxExe), this process's own for an
+	// interpreter (whose runner's exe is the interpreter).
 	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
 	s := initSpec{
 		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly,
 		WorkspaceBytes: lim.workspaceBytes(), TmpBytes: lim.tmpBytes(),
 		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
 	}
-	if cmd.Path == p.exe {
+	initExe := p.exe
+	if p.command == nil {
 		argv[0], s.Exe = SandboxExe, p.exe
+	} else {
+		var err error
+		if initExe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
+		}
 	}
 	if cmd.Dir != "" && !isRunTemp(cmd.Dir) {
 		s.Workspace = cmd.Dir // a caller's workspace: bound, not a fresh tmpfs
