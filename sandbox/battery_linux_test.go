@@ -436,11 +436,11 @@ func TestBatteryPersistentWorkspace(t *testing.T) {
 	}
 	dir := t.TempDir()
 	lim := Limits{FileBytes: 1 << 20} // workspace 4 MiB
-	if err := MountWorkspace(dir, lim); err != nil {
+	if err := MountWorkspace(dir, lim.workspaceBytes()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { UnmountWorkspace(dir) })
-	if err := MountWorkspace(t.TempDir()+"/..", lim); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if err := MountWorkspace(t.TempDir()+"/..", 0); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("MountWorkspace on a non-empty directory: %v", err)
 	}
 	run := func(script string) *Result {

@@ -119,15 +119,18 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 	return ic, nil
 }
 
-// MountWorkspace mounts a size- and inode-limited tmpfs (4 × FileBytes,
-// 10,000 inodes, owned by the sandbox user) on dir, an empty directory, so
+// MountWorkspace mounts a size- and inode-limited tmpfs (size bytes, or
+// 4 × the default FileBytes when size <= 0; 10,000 inodes; owned by the
+// sandbox user) on dir, an empty directory, so
 // a workspace that persists across the runs of a session is bounded as a
 // fresh one is. Its contents live until UnmountWorkspace (or the end of the
 // proxy's mount namespace). It needs root; a directory that is already a
 // mount point is left as it is. Without it, a Request.Workdir is bound
 // as it is, bounded per file only (RLIMIT_FSIZE).
-func MountWorkspace(dir string, lim Limits) error {
-	lim = lim.withDefaults()
+func MountWorkspace(dir string, size int64) error {
+	if size <= 0 {
+		size = DefaultLimits.workspaceBytes()
+	}
 	var st, parent unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
 		return fmt.Errorf("sandbox: workspace: %w", err)
@@ -147,7 +150,7 @@ func MountWorkspace(dir string, lim Limits) error {
 	if len(names) > 0 {
 		return fmt.Errorf("sandbox: workspace %s is not empty; a bounded workspace starts empty", dir)
 	}
-	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", lim.workspaceBytes(), workspaceFiles, sandboxUID, sandboxGID)
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", size, workspaceFiles, sandboxUID, sandboxGID)
 	if err := unix.Mount("toolfold-workspace", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("sandbox: bound the workspace %s: %w", dir, err)
 	}

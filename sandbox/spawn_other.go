@@ -27,7 +27,7 @@ func (*initConn) note(*ScriptError, Limits)               {}
 func (*initConn) files(*exec.Cmd) []*os.File              { return nil }
 
 // MountWorkspace is Linux-only: elsewhere a workspace is bounded per file.
-func MountWorkspace(string, Limits) error {
+func MountWorkspace(string, int64) error {
 	return fmt.Errorf("sandbox: a bounded workspace needs Linux")
 }
 
