@@ -96,12 +96,12 @@ func wantNoError(t *testing.T, res *Result) {
 
 func TestBatteryIdentity(t *testing.T) {
 	needSandbox(t)
-	res := sh(t, `id; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):' /proc/self/status; ls -l /proc/$$/fd; hostname; cat /proc/net/dev | tail -n +3 | cut -d: -f1; ls /; ls /sys 2>&1; ls /proc | grep -c '^[0-9]'`, Limits{})
+	res := sh(t, `id; grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):' /proc/self/status; ls -l /proc/$$/fd; hostname; cat /proc/net/dev | tail -n +3 | cut -d: -f1; ls /; ls /sys 2>&1; ls /proc | grep -c '^[0-9]'; echo "userns $(cat /proc/sys/user/max_user_namespaces)"`, Limits{})
 	wantNoError(t, res)
 	wantOutput(t, res, "uid=65534(sandbox) gid=65534(sandbox) groups=65534(sandbox)\n",
 		"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
 		"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2",
-		" 0 -> /dev/null\n", " 4 -> pipe:", "sandbox\n", "    lo\n", "No such file or directory")
+		" 0 -> /dev/null\n", " 4 -> pipe:", "sandbox\n", "    lo\n", "No such file or directory", "userns 0\n")
 	if n := strings.Count(res.Output, " -> "); n != 5 {
 		t.Errorf("the script has %d open descriptors, want 0-4", n)
 	}
@@ -348,7 +348,7 @@ func TestBatteryPrivileges(t *testing.T) {
 	if strings.Contains(res.Output, "uid=0") || strings.Contains(res.Output, "\n0\n") {
 		t.Errorf("a setuid binary gave root:\n%s", res.Output)
 	}
-	res = python(t, `
+	res = python(t, strings.ReplaceAll(`
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 def try_(name, rc):
@@ -361,12 +361,12 @@ try_("bpf", libc.syscall(321, 0, 0, 0))
 try_("io_uring", libc.syscall(425, 1, 0))
 try_("setuid0", libc.setuid(0))
 try_("kill-parent", libc.kill(os.getppid(), 9))
-try_("kill-proxy", libc.kill(99999, 9))
-`, Limits{})
+try_("kill-proxy", libc.kill(PROXY, 9))
+`, "PROXY", fmt.Sprint(os.Getpid())), Limits{})
 	wantNoError(t, res)
 	for _, w := range []string{"ptrace -1 Operation not permitted", "mount -1 Operation not permitted", "unshare-user -1 Operation not permitted",
 		"unshare-net -1 Operation not permitted", "bpf -1 Operation not permitted", "io_uring -1 Operation not permitted", "setuid0 -1 Operation not permitted",
-		"kill-parent -1 Operation not permitted"} {
+		"kill-parent -1 Operation not permitted", "kill-proxy -1 No such process"} {
 		wantOutput(t, res, w)
 	}
 }
