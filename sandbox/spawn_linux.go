@@ -119,14 +119,14 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 	return ic, nil
 }
 
-// MountWorkspace mounts a size- and inode-limited tmpfs (size bytes, or
-// 4 × the default FileBytes when size <= 0; 10,000 inodes; owned by the
-// sandbox user) on dir, an empty directory, so
-// a workspace that persists across the runs of a session is bounded as a
-// fresh one is. Its contents live until UnmountWorkspace (or the end of the
-// proxy's mount namespace). It needs root; a directory that is already a
-// mount point is left as it is. Without it, a Request.Workdir is bound
-// as it is, bounded per file only (RLIMIT_FSIZE).
+// MountWorkspace mounts a size- and inode-limited tmpfs (size bytes, or 4 ×
+// the default FileBytes when size <= 0; 10,000 inodes; owned by the sandbox
+// user) on dir, an empty directory, so a workspace that persists across the
+// runs of a session is bounded as a fresh one is. Its contents live until
+// UnmountWorkspace (or the end of the proxy's mount namespace). It needs
+// root; a directory that is already a mount point is left as it is.
+// Without it, a Request.Workdir is bound as it is, bounded per file only
+// (RLIMIT_FSIZE).
 func MountWorkspace(dir string, size int64) error {
 	if size <= 0 {
 		size = DefaultLimits.workspaceBytes()
