@@ -76,6 +76,10 @@ type Sandbox struct {
 	// WorkspaceBytes bounds a client session's workspace (all its files,
 	// each counted as at least 4 KiB); default 256 MiB.
 	WorkspaceBytes int64
+	// Require is which isolation layers a run needs: "full", "degraded"
+	// (default: Lua anywhere, Python and JavaScript only with namespaces
+	// and Landlock) or "none". See sandbox.Require.
+	Require string
 }
 
 // HTTP configures `serve --http`.
@@ -99,6 +103,7 @@ var DefaultSandbox = Sandbox{
 	FileBytes:      64 << 20,
 	Processes:      64,
 	WorkspaceBytes: 256 << 20,
+	Require:        "degraded",
 }
 
 // LoadOptions changes how a config is read. The zero value (or nil) is

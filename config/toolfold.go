@@ -15,7 +15,7 @@ var (
 	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
-		"python", "node", "workspace_size"}
+		"python", "node", "workspace_size", "require"}
 	httpKeys = []string{"addr", "bearer_token"}
 )
 
@@ -135,6 +135,15 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 			setIf(&sb.Processes)(d.count(f.val, p))
 		case "python", "node", "workspace_size":
 			d.languageKey(f, p, sb, dir) // languages.go
+		case "require":
+			if v, ok := d.str(f.val, p); ok {
+				switch v {
+				case "full", "degraded", "none":
+					sb.Require = v
+				default:
+					d.errorf(f.val, p, "must be full, degraded or none, got %q (full refuses to run without every isolation layer; see toolfold check)", v)
+				}
+			}
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys))
 		}

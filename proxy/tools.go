@@ -250,7 +250,8 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
 	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
-	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits()}, host)
+	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
+		Require: sandbox.Require(p.cfg.Sandbox.Require)}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -17,8 +17,9 @@ import (
 // first thing; os.Args[2] names the language.
 const ChildArg = "__toolfold-sandbox-child"
 
-// IsChild reports whether this process was started as a sandbox child.
-func IsChild() bool { return len(os.Args) > 1 && os.Args[1] == ChildArg }
+// IsChild reports whether this process was started as a sandbox child or
+// as the sandbox's init (InitArg).
+func IsChild() bool { return len(os.Args) > 1 && (os.Args[1] == ChildArg || os.Args[1] == InitArg) }
 
 // childRuntime runs one script inside the child and returns what the done
 // notification reports. It may write the script's output to os.Stdout and
@@ -34,6 +35,9 @@ var childRuntimes = map[string]childRuntime{
 // ChildMain runs the sandbox child: it reads the run frame from the bridge,
 // runs the script and sends done. It never returns.
 func ChildMain() {
+	if os.Args[1] == InitArg {
+		os.Exit(initMain())
+	}
 	os.Exit(childMain())
 }
 

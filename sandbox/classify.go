@@ -27,28 +27,46 @@ var memoryMarkers = []string{
 	memoryMarker,                         // the child's guard, when a crash won the race to exit
 }
 
+// Markers of a refused fork on a child's stderr: a shell's, Python's,
+// node's.
+var forkMarkers = []string{
+	"Cannot fork", "fork: Resource temporarily unavailable", "fork: retry", "BlockingIOError: [Errno 11]",
+	"spawn EAGAIN", "can't start new thread",
+}
+
 // classifyExit explains a child that ended without sending done and without
-// being killed by the parent.
-func classifyExit(state *os.ProcessState, stderr string, lim Limits) *ScriptError {
-	status, _ := state.Sys().(syscall.WaitStatus)
+// being killed by the parent. status is how the script's process ended: the
+// child's own, or the inner command's as reported by the sandbox's init.
+func classifyExit(state *os.ProcessState, status syscall.WaitStatus, stderr string, lim Limits) *ScriptError {
+	code := status.ExitStatus() // -1 when signalled, as ProcessState.ExitCode
 	cpu := state.UserTime() + state.SystemTime()
 	limit := time.Duration(lim.cpuSeconds()) * time.Second
 	switch {
-	case state.ExitCode() == exitMemory, containsAny(stderr, memoryMarkers), crashedNearMemoryLimit(state, stderr, lim):
+	case code == exitMemory, containsAny(stderr, memoryMarkers), crashedNearMemoryLimit(state, code, stderr, lim):
 		return &ScriptError{Kind: "memory", Msg: fmt.Sprintf(
 			"ran out of memory (limit %s); process the data in smaller pieces or raise %s",
 			fmtBytes(lim.MemoryBytes), hintMemory)}
-	case state.ExitCode() == exitCPU,
+	case code == exitCPU,
 		status.Signaled() && status.Signal() == syscall.SIGXCPU,
 		status.Signaled() && status.Signal() == syscall.SIGKILL && cpu >= limit-50*time.Millisecond:
 		return &ScriptError{Kind: "cpu", Msg: fmt.Sprintf(
 			"used more than %s of CPU time; make the script do less per run or raise %s", limit, hintCPU)}
 	case strings.Contains(stderr, "stack exceeds") && strings.Contains(stderr, "limit"):
 		return &ScriptError{Kind: "runtime", Msg: "stack overflow (recursion too deep)"}
+	case status.Signaled() && status.Signal() == syscall.SIGXFSZ, strings.Contains(stderr, "File too large"):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"a file grew past the %s per-file limit; write less or raise %s", fmtBytes(lim.FileBytes), hintFileSize)}
+	case strings.Contains(stderr, "No space left on device"):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"the sandbox's disk is full (/workspace holds %s, /tmp %s, %d files each); write less or raise %s",
+			fmtBytes(lim.workspaceBytes()), fmtBytes(lim.tmpBytes()), workspaceFiles, hintFileSize)}
+	case containsAny(stderr, forkMarkers):
+		return &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
+			"the script reached the sandbox's process limit (%d processes); start fewer processes or raise %s", lim.Processes, hintProcesses)}
 	case strings.Contains(stderr, "failed to create new OS thread"):
 		return &ScriptError{Kind: "limit", Msg: "the sandbox could not start a thread (process limit reached)"}
 	}
-	msg := "the sandbox process ended unexpectedly (" + state.String() + ")"
+	msg := "the sandbox process ended unexpectedly (" + describeStatus(status) + ")"
 	if line := firstLine(stderr); line != "" {
 		msg += ": " + line
 	}
@@ -59,9 +77,9 @@ func classifyExit(state *os.ProcessState, stderr string, lim Limits) *ScriptErro
 // when a small allocation inside the runtime fails first (the collector's
 // metadata, say), the runtime faults instead of reporting it. A Go runtime
 // crash of a child that had touched a quarter of its limit is taken for one.
-func crashedNearMemoryLimit(state *os.ProcessState, stderr string, lim Limits) bool {
+func crashedNearMemoryLimit(state *os.ProcessState, code int, stderr string, lim Limits) bool {
 	ru, ok := state.SysUsage().(*syscall.Rusage)
-	if !ok || state.ExitCode() != 2 {
+	if !ok || code != 2 {
 		return false
 	}
 	crash := strings.HasPrefix(stderr, "fatal error: ") || strings.HasPrefix(stderr, "SIGSEGV") ||
@@ -89,4 +107,15 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// describeStatus renders a wait status as ProcessState.String does.
+func describeStatus(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Signaled():
+		return "signal: " + ws.Signal().String()
+	case ws.Exited():
+		return "exit status " + itoa(ws.ExitStatus())
+	}
+	return "status " + itoa(int(ws))
 }

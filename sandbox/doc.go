@@ -165,30 +165,45 @@
 // The messages name the config key to raise (sandbox.timeout,
 // sandbox.memory, ...).
 //
+// # The sandbox (Linux)
+//
+// Every child starts through the sandbox's init (init_linux.go): the
+// binary re-executed with InitArg as PID 1 of new user, mount, pid, net,
+// ipc and uts namespaces. The parent (spawn_linux.go) turns the plain child
+// command into an initSpec (argv, environment, read-only runtime paths,
+// workspace, tmpfs bounds, layers) sent as JSON on fd 5 once it has applied
+// the rlimits and moved the init into the run's cgroup (cgroup_linux.go).
+// The init builds the root (mount_linux.go: tmpfs, read-only binds opened
+// as O_PATH before anything is mounted, synthetic /etc, fresh /proc with
+// hidepid, bounded /tmp and /workspace, pivot_root), then on one locked OS
+// thread enters a cgroup namespace, empties the capability sets, sets
+// no_new_privs, applies Landlock (landlock_linux.go) and the seccomp filter
+// (seccomp_linux_amd64.go), and forks the inner command from that thread
+// as uid 65534: the thread's restrictions pass to the child and the thread
+// dies with its goroutine. It reaps every process until the inner command
+// exits, answers its wait status on fd 5, and exits; the kernel kills what
+// is left in the PID namespace.
+//
+//	proxy ── exec, clone(NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) ──▶ init (PID 1, ns uid 0)
+//	  prlimit, join cgroup, spec ──── fd 5 ────────────────────────▶ build root, harden a thread
+//	                                                                   └─ fork+exec as 65534 ─▶ script
+//	  fds 1-4 are the script's, passed through the init untouched
+//	                            ◀── fd 5 ── {"wait_status":…}           reap all, exit
+//
+// Lua's inner command is the toolfold binary again, bound at /toolfold
+// (ChildArg lua); an interpreter's is its own argv with its runtime in
+// readOnly. Detect probes the layers once (an init in probe mode);
+// Layers.Allow applies sandbox.require. Without user namespaces, and
+// outside Linux, the child runs as before: a plain process with rlimits.
+//
 // # Threat model
 //
-// The script is hostile. This package, today, promises: the proxy survives
-// anything the script does (memory, CPU, output, recursion, bridge abuse);
-// the script never sees the proxy's environment (upstream API keys); nothing
-// of a run outlives Run (process group killed and reaped on every path, and
-// SIGKILL to the child if the proxy itself dies); tool calls are counted and
-// bounded. A Lua script has no file, process or network API at all, which
-// is the isolation for now.
-//
-// Not yet (the process-sandbox issue): the child runs as the proxy's user
-// and could, were the interpreter escaped, reach the network and the user's
-// files. RLIMIT_NPROC counts every process of the uid, so it is only set as
-// root (where the kernel ignores it) until the child has a uid of its own.
-//
-// # Later layers
-//
-// ChildMain becomes a small init, PID 1 of new user, mount, pid, net, ipc,
-// uts and cgroup namespaces: it builds a tmpfs root with read-only runtime
-// binds and a bounded /workspace, drops capabilities, sets no_new_privs,
-// applies Landlock rules and a seccomp filter, joins a memory/pids cgroup,
-// then runs Lua in process or execs python3 -I / node with a prelude that
-// speaks the same bridge on the same fds. The parent side (procRunner,
-// bridgeServer, the limits and the exit classification) stays as it is; a
-// language is a childRuntime on the child side and a Runner on the parent
-// side.
+// The script is hostile and every layer assumes the ones above it failed
+// (README.md, "Sandbox", has the table). The proxy survives anything the
+// script does (memory, CPU, output, recursion, bridge abuse); the script
+// never sees the proxy's environment (upstream API keys) or files; it
+// reaches no network; nothing of a run outlives Run (the PID namespace dies
+// with the init, and the init with the proxy); tool calls are counted and
+// bounded. sandbox/battery_linux_test.go and layers_linux_test.go are the
+// proof; hostile_test.go covers Lua and the bridge.
 package sandbox

@@ -58,6 +58,7 @@ func NewJavaScript(opts *InterpreterOptions) (*JavaScript, error) {
 	in := newInterpreter("javascript", opts)
 	in.exe, in.version = exe, info.Version
 	in.paths = runtimePaths(exe, info.Exe)
+	in.proc.readOnly = in.paths // bound read-only inside the sandbox
 	in.proc.exe = exe
 	in.proc.command = func(lim Limits) ([]string, []string) { return nodeArgv(exe, lim), interpEnv }
 	return &JavaScript{in: in}, nil

@@ -2,10 +2,7 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // minMemoryBytes is the smallest MemoryBytes a run gets: below it the
@@ -32,6 +29,8 @@ const (
 	hintOutput    = "sandbox.output"
 	hintToolCalls = "sandbox.max_tool_calls"
 	hintFrame     = "sandbox.max_frame"
+	hintProcesses = "sandbox.processes"
+	hintFileSize  = "sandbox.file_size"
 )
 
 // withDefaults returns l with every zero (or negative) field taken from
@@ -67,42 +66,6 @@ func (l Limits) cpuSeconds() uint64 {
 // binaries) room for the race runtime's shadow memory.
 func (l Limits) dataLimit() uint64 {
 	return uint64(l.MemoryBytes + startupAllowance + raceOverhead)
-}
-
-// applyRlimits sets the child's resource limits from the parent, after Start
-// and before the child is sent any code.
-//
-// RLIMIT_NPROC counts every thread of the child's real uid, not the child's
-// own: for a proxy running as a desktop user (hundreds of threads already),
-// any small value would stop the child's Go runtime from starting a thread.
-// It is therefore set only when the child runs as root, where the kernel
-// exempts it anyway; it becomes a real bound once the child runs under a uid
-// of its own inside a user namespace. A Lua script cannot create processes.
-func applyRlimits(pid int, l Limits) error {
-	cpu := l.cpuSeconds()
-	set := []rlimit{
-		{"RLIMIT_CPU", unix.RLIMIT_CPU, cpu, cpu + 1},
-		{"RLIMIT_DATA", unix.RLIMIT_DATA, l.dataLimit(), l.dataLimit()},
-		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)},
-		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, uint64(l.FileBytes), uint64(l.FileBytes)},
-		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0, 0},
-	}
-	if os.Geteuid() == 0 {
-		set = append(set, rlimit{"RLIMIT_NPROC", unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
-	}
-	for _, s := range set {
-		rl := unix.Rlimit{Cur: s.cur, Max: s.max}
-		if err := unix.Prlimit(pid, s.res, &rl, nil); err != nil {
-			return fmt.Errorf("sandbox: set %s of child %d: %w", s.name, pid, err)
-		}
-	}
-	return nil
-}
-
-type rlimit struct {
-	name     string
-	res      int
-	cur, max uint64
 }
 
 // fmtBytes renders a size for a message: "64 KiB", "16 MiB", "1234 bytes".

@@ -27,6 +27,11 @@ type procRunner struct {
 	exeErr   error // from os.Executable, reported by run
 	language string
 	log      *slog.Logger
+	// plain, in tests and benchmarks, runs the child without the sandbox.
+	plain bool
+	// readOnly are host paths the inner command needs, bound read-only
+	// into the sandbox at the same paths (an interpreter's runtime).
+	readOnly []string
 	// onStart, when set (tests), is called with the child's pid after its
 	// rlimits are applied and before it is sent the code.
 	onStart func(pid int)
@@ -43,6 +48,9 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	}
 	if err := ctx.Err(); err != nil {
 		return &Result{Err: &ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()}}, nil
+	}
+	if err := Detect().Allow(p.language, req.Require); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	lim := req.Limits.withDefaults()
 	first, err := marshal(&frame{Method: methodRun, Params: mustJSON(runParams{Code: req.Code, Limits: toWire(lim)})})
@@ -66,12 +74,15 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	return c.supervise(ctx, first, host), nil
 }
 
+// runTempPrefix names the temporary run directories workdir makes.
+const runTempPrefix = "toolfold-run-"
+
 // workdir returns the run's working directory and a cleanup function.
 func workdir(dir string) (string, func(), error) {
 	if dir != "" {
 		return dir, func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "toolfold-run-")
+	dir, err := os.MkdirTemp("", runTempPrefix)
 	if err != nil {
 		return "", nil, fmt.Errorf("sandbox: create run directory: %w", err)
 	}
@@ -90,6 +101,7 @@ type child struct {
 	bridgeR *os.File // child → parent
 	bridgeW *os.File // parent → child
 	exited  chan struct{}
+	init    *initConn // nil when the child runs without the sandbox's init
 
 	mu     sync.Mutex
 	cause  *ScriptError // why the parent killed the child; first one wins
@@ -125,30 +137,43 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		argv, env = p.command(lim)
 	}
 	cmd := &exec.Cmd{
-		Path:       argv[0],
-		Args:       argv,
-		Env:        env,
-		Dir:        dir,
-		Stdout:     outW,
-		Stderr:     errW,
-		ExtraFiles: []*os.File{brChildW, brChildR}, // fds 3 and 4
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,            // one group to kill
-			Pdeathsig: syscall.SIGKILL, // the proxy dies, the child dies
-		},
+		Path:        argv[0],
+		Args:        argv,
+		Env:         env,
+		Dir:         dir,
+		Stdout:      outW,
+		Stderr:      errW,
+		ExtraFiles:  []*os.File{brChildW, brChildR}, // fds 3 and 4
+		SysProcAttr: childSysProcAttr(),             // own process group; dies with the proxy
+	}
+	ic, err := p.sandboxCmd(cmd, lim) // the same command, inside the sandbox's init
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	if ic != nil {
+		files = append(files, ic.files(cmd)...)
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		ic.release()
 		return nil, fmt.Errorf("sandbox: start %s child: %w", p.language, err)
 	}
 	outW.Close()
 	errW.Close()
 	brChildW.Close()
 	brChildR.Close()
-	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(),
+	c := &child{p: p, lim: lim, cmd: cmd, pid: cmd.Process.Pid, start: time.Now(), init: ic,
 		stdout: outR, stderr: errR, bridgeR: brR, bridgeW: brW, exited: make(chan struct{})}
 	go c.watchExit()
-	if err := applyRlimits(c.pid, lim); err != nil {
+	err = applyRlimits(c.pid, lim, ic != nil)
+	if err == nil && ic != nil {
+		err = ic.begin(c.pid, cmd.ExtraFiles[2])
+	}
+	if err != nil {
+		if ic != nil {
+			cmd.ExtraFiles[2].Close()
+		}
 		c.killAndReap()
 		c.closePipes()
 		return nil, err
@@ -164,13 +189,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 // which keeps kill(-pid) safe.
 func (c *child) watchExit() {
 	defer close(c.exited)
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, c.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return
-		}
-	}
+	waitNoReap(c.pid)
 }
 
 // kill records why the child is being stopped (the first reason wins) and
@@ -204,10 +223,14 @@ func (c *child) killAndReap() *os.ProcessState {
 	c.mu.Unlock()
 	<-c.exited
 	c.cmd.Wait() // the error is in ProcessState
+	if c.init != nil {
+		c.init.finish()
+	}
 	return c.cmd.ProcessState
 }
 
 func (c *child) closePipes() {
+	c.init.release()
 	c.stdout.Close()
 	c.stderr.Close()
 	c.bridgeR.Close()
@@ -246,6 +269,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
+	c.init.note(res.Err, c.lim)
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "exit", state.String())
 	if s := errTail.String(); s != "" {
@@ -278,7 +302,14 @@ func (c *child) outcome(done *doneParams, state *os.ProcessState, stderr *stderr
 		}
 		return done.Value, nil
 	}
-	return nil, classifyExit(state, stderr.String(), c.lim)
+	if err := c.init.explain(c.lim); err != nil {
+		return nil, err
+	}
+	inner, ok := c.init.innerStatus()
+	if !ok {
+		inner = state.Sys().(syscall.WaitStatus)
+	}
+	return nil, classifyExit(state, inner, stderr.String(), c.lim)
 }
 
 func mustJSON(v any) json.RawMessage {

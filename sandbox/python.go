@@ -80,6 +80,7 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 		paths = append(paths, cfg)
 	}
 	in.paths = runtimePaths(exe, paths...)
+	in.proc.readOnly = in.paths // bound read-only inside the sandbox
 	argv := pythonArgv(info.Exe, compilePrelude(info.Exe), info.Site)
 	in.proc.exe = info.Exe
 	in.proc.command = func(Limits) ([]string, []string) { return argv, interpEnv }

@@ -47,9 +47,14 @@ type Request struct {
 	Code     string
 	Language string
 	Limits   Limits
-	// Workdir is the directory the child runs in; empty means a fresh
-	// temporary directory removed after the run.
+	// Workdir is the host directory bound read-write at /workspace in the
+	// sandbox (the child's working directory without one); empty means a
+	// fresh bounded tmpfs (a temporary directory without the sandbox),
+	// gone after the run.
 	Workdir string
+	// Require is the sandbox.require policy; empty means RequireDegraded.
+	// A run the policy refuses returns an error saying what to fix.
+	Require Require
 }
 
 // Limits bound one run. Zero values mean the defaults in DefaultLimits.

@@ -102,6 +102,7 @@ func printAdvertised(w io.Writer, p *proxy.Proxy) {
 
 // printSandbox runs a trivial script in each language to show it works.
 func printSandbox(ctx context.Context, w io.Writer, p *proxy.Proxy) (failed bool) {
+	fmt.Fprintf(w, "%s\n", sandboxLine())
 	for _, lang := range p.Languages() {
 		start := time.Now()
 		text, bad, err := p.RunScript(ctx, "return 1 + 1", lang)
@@ -113,7 +114,7 @@ func printSandbox(ctx context.Context, w io.Writer, p *proxy.Proxy) (failed bool
 			fmt.Fprintf(w, "sandbox %s: failed: %s\n", lang, text)
 			failed = true
 		default:
-			fmt.Fprintf(w, "sandbox %s: ok (%s for a trivial run; a child process with rlimits, no namespaces yet)\n", lang, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(w, "sandbox %s: ok (%s for a trivial run)\n", lang, time.Since(start).Round(time.Millisecond))
 		}
 	}
 	return failed

@@ -50,6 +50,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	if !ts.off() {
 		log.Info("telemetry: " + ts.String())
 	}
+	log.Info(sandboxLine())
 	// Deferred first, so it runs last: spans of requests that end while the
 	// proxy closes are still flushed.
 	defer func() {

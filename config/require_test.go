@@ -1,0 +1,22 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSandboxRequire(t *testing.T) {
+	if got := mustParse(t, "", "upstreams: {a: {command: x}}", nil).Sandbox.Require; got != "degraded" {
+		t.Errorf("default require = %q, want degraded", got)
+	}
+	for _, v := range []string{"full", "degraded", "none"} {
+		if got := mustParse(t, "", "upstreams: {a: {command: x}}\nsandbox: {require: "+v+"}", nil).Sandbox.Require; got != v {
+			t.Errorf("require: %s parsed as %q", v, got)
+		}
+	}
+	_, err := Parse("test.yaml", []byte("sandbox: {require: strict}\n"), env(nil))
+	want := `test.yaml:1:20: sandbox.require: must be full, degraded or none, got "strict"`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}

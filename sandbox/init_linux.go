@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox init: the re-executed toolfold binary, started by the parent
+// as PID 1 of new user, mount, pid, net, ipc and uts namespaces. It reads
+// the initSpec from fd 5, builds the file system (buildRoot), then on one
+// locked OS thread enters a new cgroup namespace, drops the capability
+// bounding set and ambient set, sets no_new_privs, applies Landlock and
+// seccomp, and forks the inner command from that thread as the sandbox
+// uid: the thread's restrictions pass to the child, and the thread dies
+// with its goroutine. The init then reaps every process that ends in the
+// namespace until the inner command exits, writes its wait status to fd 5
+// and exits; the kernel kills whatever is left in the PID namespace (a
+// daemon, a fork bomb) with it.
+//
+// The init ignores the signals a script could send it (a script cannot: it
+// runs as another uid, and Landlock scopes signals), and the parent kills
+// it, and so the namespace, on timeout.
+
+// initMain runs the init and returns its exit status.
+func initMain() int {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	sock := os.NewFile(initSpecFD, "spec")
+	if sock == nil {
+		fmt.Fprintf(os.Stderr, "toolfold: %s: no spec on fd %d (this mode is started by toolfold itself)\n", InitArg, initSpecFD)
+		return 125
+	}
+	// The script gets 0-4 only: not the spec socket, nor a descriptor the
+	// proxy inherited without close-on-exec and passed on.
+	unix.CloseRange(initSpecFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	report := func(st initStatus) { json.NewEncoder(sock).Encode(st) }
+	data, err := io.ReadAll(io.LimitReader(sock, 1<<20))
+	var s initSpec
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	if err != nil {
+		report(initStatus{Setup: fmt.Sprintf("read spec: %v", err)})
+		return 125
+	}
+	proc, err := buildRoot(&s)
+	if err != nil {
+		report(initStatus{Setup: err.Error()})
+		fmt.Fprintf(os.Stderr, "toolfold sandbox: setup: %v\n", err)
+		return 125
+	}
+	unix.Sethostname([]byte("sandbox"))
+	unix.Setdomainname([]byte("sandbox"))
+	// Nested user namespaces: none (seccomp denies them too).
+	os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0)
+
+	if s.Probe {
+		l := Layers{Namespaces: true, Filesystem: true, Proc: proc}
+		_, err := onLockedThread(func() (int, error) {
+			return 0, harden(&s, &l)
+		})
+		if err != nil {
+			l.Why = append(l.Why, err.Error())
+		}
+		report(initStatus{Layers: &l})
+		return 0
+	}
+	if len(s.Argv) == 0 {
+		report(initStatus{Setup: "no command to run"})
+		return 125
+	}
+	pid, err := onLockedThread(func() (int, error) {
+		if err := harden(&s, nil); err != nil {
+			return 0, err
+		}
+		var cred *syscall.Credential
+		if s.UID != 0 {
+			cred = &syscall.Credential{Uid: uint32(s.UID), Gid: uint32(s.GID), Groups: []uint32{}}
+		}
+		return syscall.ForkExec(s.Argv[0], s.Argv, &syscall.ProcAttr{
+			Dir:   SandboxWorkspace,
+			Env:   s.Env,
+			Files: []uintptr{0, 1, 2, 3, 4},
+			// No Pdeathsig: it fires when the forking thread exits (at
+			// once); the init's death kills the namespace anyway.
+			Sys: &syscall.SysProcAttr{Credential: cred},
+		})
+	})
+	if err != nil {
+		report(initStatus{Setup: fmt.Sprintf("start %s: %v", s.Argv[0], err)})
+		fmt.Fprintf(os.Stderr, "toolfold sandbox: start %s: %v\n", s.Argv[0], err)
+		return 126
+	}
+	ws := reap(pid)
+	report(initStatus{WaitStatus: uint32(ws)})
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// onLockedThread runs f on a fresh OS thread that is never handed back to
+// the Go scheduler: whatever f restricts dies with the thread.
+func onLockedThread(f func() (int, error)) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // no Unlock: the thread exits with this goroutine
+		n, err := f()
+		ch <- result{n, err}
+	}()
+	r := <-ch
+	return r.n, r.err
+}
+
+// harden restricts the calling OS thread: new cgroup namespace, empty
+// capability bounding and ambient sets, no_new_privs, Landlock, seccomp.
+// With l (probe mode) it records which layers worked and goes on; without,
+// any failure of a layer the spec asks for is an error.
+func harden(s *initSpec, l *Layers) error {
+	var errs []error
+	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil && l != nil {
+		l.Why = append(l.Why, fmt.Sprintf("cgroup namespace: %v", err)) // cosmetic: there is no /sys
+	}
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); errors.Is(err, unix.EINVAL) {
+			break // past the last capability
+		} else if err != nil {
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if abi := landlockABI(); (s.Landlock || l != nil) && abi > 0 {
+		if err := applyLandlock(abi, s.ReadOnly); err != nil {
+			errs = append(errs, err)
+		} else if l != nil {
+			l.Landlock = abi
+		}
+	} else if s.Landlock {
+		errs = append(errs, errors.New("landlock: not available"))
+	}
+	if s.Seccomp || l != nil {
+		if err := installSeccomp(); err != nil {
+			errs = append(errs, err)
+		} else if l != nil {
+			l.Seccomp = true
+		}
+	}
+	if l != nil {
+		for _, e := range errs {
+			l.Why = append(l.Why, e.Error())
+		}
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// reap waits for every process that ends in the namespace (the init is
+// their reaper) and returns when pid has ended, with its status.
+func reap(pid int) syscall.WaitStatus {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || got == pid {
+			return ws
+		}
+	}
+}

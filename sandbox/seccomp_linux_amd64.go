@@ -1,0 +1,129 @@
+package sandbox
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter: a deny list, each call answered with an errno (EPERM,
+// or ENOSYS for clone3 so C libraries fall back to clone, whose flags the
+// filter can read) rather than a kill, so an interpreter reports a readable
+// error. It assumes every layer above it failed: a script that became root
+// of its namespace with all capabilities still cannot mount, trace, load
+// modules, make namespaces or open a non-Unix socket.
+
+// seccompAvailable reports whether this build has a filter for its arch.
+const seccompAvailable = true
+
+// deniedSyscalls answer EPERM whatever their arguments.
+var deniedSyscalls = []uint32{
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV, unix.SYS_KCMP, unix.SYS_PIDFD_GETFD,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_CHROOT, unix.SYS_MOVE_MOUNT, unix.SYS_OPEN_TREE,
+	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_UNSHARE, unix.SYS_SETNS,
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
+	unix.SYS_ACCT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_REBOOT, unix.SYS_SYSLOG, unix.SYS_QUOTACTL,
+	unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS_USELIB, unix.SYS_VHANGUP, unix.SYS_FANOTIFY_INIT,
+}
+
+// nsFlags are the clone flags that make namespaces.
+const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
+
+const (
+	retAllow  = 0x7fff0000 // SECCOMP_RET_ALLOW
+	retErrno  = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	x32Bit    = 0x40000000 // __X32_SYSCALL_BIT
+	offNr     = 0          // offsetof(struct seccomp_data, nr)
+	offArch   = 4
+	offArg0Lo = 16
+)
+
+// seccompFilter assembles the filter.
+func seccompFilter() ([]bpf.RawInstruction, error) {
+	// Labels at the end, counted back from the last instruction.
+	var prog []bpf.Instruction
+	type fix struct {
+		at          int
+		true, false string // labels; "" means the next instruction
+	}
+	var fixes []fix
+	jump := func(cond bpf.JumpTest, val uint32, t, f string) {
+		fixes = append(fixes, fix{len(prog), t, f})
+		prog = append(prog, bpf.JumpIf{Cond: cond, Val: val})
+	}
+	labels := map[string]int{}
+	label := func(name string) { labels[name] = len(prog) }
+	load := func(off uint32) { prog = append(prog, bpf.LoadAbsolute{Off: off, Size: 4}) }
+
+	load(offArch)
+	jump(bpf.JumpNotEqual, unix.AUDIT_ARCH_X86_64, "enosys", "")
+	load(offNr)
+	jump(bpf.JumpGreaterOrEqual, x32Bit, "enosys", "")
+	for _, nr := range deniedSyscalls {
+		jump(bpf.JumpEqual, nr, "eperm", "")
+	}
+	jump(bpf.JumpEqual, unix.SYS_CLONE3, "enosys", "")
+	jump(bpf.JumpEqual, unix.SYS_CLONE, "clone", "")
+	jump(bpf.JumpEqual, unix.SYS_SOCKET, "socket", "")
+	jump(bpf.JumpEqual, unix.SYS_SOCKETPAIR, "socket", "")
+	prog = append(prog, bpf.RetConstant{Val: retAllow})
+	label("clone")
+	load(offArg0Lo)
+	jump(bpf.JumpBitsSet, nsFlags, "eperm", "allow")
+	label("socket")
+	load(offArg0Lo)
+	jump(bpf.JumpEqual, unix.AF_UNIX, "allow", "eperm")
+	label("allow")
+	prog = append(prog, bpf.RetConstant{Val: retAllow})
+	label("eperm")
+	prog = append(prog, bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)})
+	label("enosys")
+	prog = append(prog, bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)})
+
+	for _, f := range fixes {
+		j := prog[f.at].(bpf.JumpIf)
+		for _, t := range []struct {
+			name string
+			skip *uint8
+		}{{f.true, &j.SkipTrue}, {f.false, &j.SkipFalse}} {
+			if t.name == "" {
+				continue
+			}
+			d := labels[t.name] - f.at - 1
+			if d < 0 || d > 255 {
+				return nil, fmt.Errorf("seccomp: jump to %s out of range (%d)", t.name, d)
+			}
+			*t.skip = uint8(d)
+		}
+		prog[f.at] = j
+	}
+	return bpf.Assemble(prog)
+}
+
+// installSeccomp installs the filter on the calling OS thread (the caller
+// has locked it and execs or forks the script from it). no_new_privs must
+// already be set.
+func installSeccomp() error {
+	raw, err := seccompFilter()
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return fmt.Errorf("install seccomp filter: %w", errno)
+	}
+	return nil
+}

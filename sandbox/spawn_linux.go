@@ -1,0 +1,330 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The parent's side of the sandbox: wrap the plain child command in an init
+// started in new namespaces, give the init its cgroup and spec, and read
+// back the inner command's status.
+
+// initConn is the parent's end of one init.
+type initConn struct {
+	sock *os.File
+	spec []byte
+	cg   *runCgroup
+	// status is the init's answer, read after it was reaped.
+	status *initStatus
+	// oom and pidsHit record, before the cgroup is removed, whether the
+	// memory controller killed a task and the pids controller refused one.
+	oom, pidsHit bool
+	tasks        int
+}
+
+// cgroups is this host's cgroup layout, found by detectLayers.
+var cgroups cgroupLayout
+
+// sandboxCmd turns cmd, the plain child command built by start (a
+// re-execution of the toolfold binary, or an interpreter), into the same
+// command run by an init inside the sandbox. It returns nil and leaves cmd
+// alone when the namespaces are unavailable.
+func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
+	layers := Detect()
+	if !layers.Namespaces || !layers.Filesystem || p.plain {
+		return nil, nil
+	}
+	return p.sandboxCmdWith(cmd, lim, layers)
+}
+
+// sandboxCmdWith is sandboxCmd with the layers to use.
+func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*initConn, error) {
+	// The init is the toolfold binary: the runner's exe for Lua (which is
+	// also the inner command, seen at SandboxExe), this process's own for an
+	// interpreter (whose runner's exe is the interpreter).
+	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
+	s := initSpec{
+		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly,
+		WorkspaceBytes: lim.workspaceBytes(), TmpBytes: lim.tmpBytes(),
+		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
+	}
+	initExe := p.exe
+	if p.command == nil {
+		argv[0], s.Exe = SandboxExe, p.exe
+	} else {
+		var err error
+		if initExe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
+		}
+	}
+	if cmd.Dir != "" && !isRunTemp(cmd.Dir) {
+		s.Workspace = cmd.Dir // a caller's workspace: bound, not a fresh tmpfs
+	}
+	root := os.Geteuid() == 0
+	if root {
+		s.UID, s.GID = sandboxUID, sandboxGID
+		if s.Workspace != "" {
+			// The script's uid owns the workspace itself (not what is in
+			// it: that is the script's already).
+			if err := os.Lchown(s.Workspace, sandboxUID, sandboxGID); err != nil {
+				return nil, fmt.Errorf("sandbox: hand the workspace to the sandbox user: %w", err)
+			}
+		}
+	}
+	spec, err := json.Marshal(&s)
+	if err != nil {
+		return nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: spec socket: %w", err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "init-spec"), os.NewFile(uintptr(fds[1]), "init-spec-child")
+	ic := &initConn{sock: ours, spec: spec}
+	if cgroups.mem != "" || cgroups.pids != "" {
+		if ic.cg, err = newRunCgroup(cgroups, lim); err != nil {
+			ours.Close()
+			theirs.Close()
+			return nil, err
+		}
+	}
+	cmd.Path = initExe
+	cmd.Args = []string{initExe, InitArg}
+	cmd.Env = append([]string{}, raceEnv...) // empty, not nil: nil would be the proxy's own
+	cmd.Dir = "/"
+	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs) // fd 5
+	sys := cmd.SysProcAttr
+	sys.Cloneflags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS
+	if root {
+		// ns 0 is host 0 so the init can open the runtime wherever it lives
+		// (a 0700 build directory, /root/.pyenv); it drops every capability
+		// and becomes 65534 before the script runs.
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: sandboxUID, HostID: sandboxUID, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: sandboxGID, HostID: sandboxGID, Size: 1}}
+		sys.GidMappingsEnableSetgroups = true // to drop the host's supplementary groups
+		sys.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+	} else {
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+	}
+	return ic, nil
+}
+
+// MountWorkspace mounts a size- and inode-limited tmpfs (size bytes, or 4 ×
+// the default FileBytes when size <= 0; 10,000 inodes; owned by the sandbox
+// user) on dir, an empty directory, so a workspace that persists across the
+// runs of a session is bounded as a fresh one is. Its contents live until
+// UnmountWorkspace (or the end of the proxy's mount namespace). It needs
+// root; a directory that is already a mount point is left as it is.
+// Without it, a Request.Workdir is bound as it is, bounded per file only
+// (RLIMIT_FSIZE).
+func MountWorkspace(dir string, size int64) error {
+	if size <= 0 {
+		size = DefaultLimits.workspaceBytes()
+	}
+	var st, parent unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("sandbox: workspace %s is not a directory", dir)
+	}
+	if err := unix.Lstat(filepath.Dir(dir), &parent); err != nil || parent.Dev != st.Dev {
+		return nil // already a mount point
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	names, _ := f.Readdirnames(1)
+	f.Close()
+	if len(names) > 0 {
+		return fmt.Errorf("sandbox: workspace %s is not empty; a bounded workspace starts empty", dir)
+	}
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", size, workspaceFiles, sandboxUID, sandboxGID)
+	if err := unix.Mount("toolfold-workspace", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("sandbox: bound the workspace %s: %w", dir, err)
+	}
+	return nil
+}
+
+// UnmountWorkspace removes the bounded tmpfs MountWorkspace mounted on dir,
+// and its contents; call it when the session that owns the workspace ends. A directory that is not such a mount is
+// left alone.
+func UnmountWorkspace(dir string) error {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) > 8 && f[4] == dir && strings.Contains(line, " - tmpfs toolfold-workspace ") {
+			return unix.Unmount(dir, unix.MNT_DETACH)
+		}
+	}
+	return nil
+}
+
+// isRunTemp reports whether dir is a temporary run directory made by
+// workdir, which a sandboxed run replaces with a fresh bounded tmpfs.
+func isRunTemp(dir string) bool {
+	return filepath.Dir(dir) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(dir), runTempPrefix)
+}
+
+// files are the parent's and the child's ends of the spec socket, for start
+// to close if the child cannot be started.
+func (ic *initConn) files(cmd *exec.Cmd) []*os.File {
+	return []*os.File{ic.sock, cmd.ExtraFiles[len(cmd.ExtraFiles)-1]}
+}
+
+// begin runs after the init started and its rlimits are set: it joins the
+// init to the run's cgroup and sends the spec, which the init waits for.
+func (ic *initConn) begin(pid int, theirs *os.File) error {
+	theirs.Close()
+	if ic.cg != nil {
+		if err := ic.cg.join(pid); err != nil {
+			return err
+		}
+	}
+	ic.sock.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := ic.sock.Write(ic.spec); err != nil {
+		return fmt.Errorf("sandbox: send the spec to the init: %w", err)
+	}
+	if err := unix.Shutdown(int(ic.sock.Fd()), unix.SHUT_WR); err != nil {
+		return fmt.Errorf("sandbox: send the spec to the init: %w", err)
+	}
+	return nil
+}
+
+// finish reads the init's status (after it was reaped) and removes the
+// run's cgroup.
+func (ic *initConn) finish() {
+	ic.sock.SetReadDeadline(time.Now().Add(time.Second))
+	line, err := bufio.NewReader(ic.sock).ReadBytes('\n')
+	var st initStatus
+	if err == nil && json.Unmarshal(line, &st) == nil {
+		ic.status = &st
+	}
+	ic.sock.Close()
+}
+
+// release removes the run's cgroup.
+func (ic *initConn) release() {
+	if ic == nil {
+		return
+	}
+	ic.sock.Close()
+	if ic.cg != nil {
+		ic.oom, ic.pidsHit, ic.tasks = ic.cg.oomKilled(), ic.cg.pidsHit(), ic.cg.tasks
+		ic.cg.remove()
+		ic.cg = nil
+	}
+}
+
+// innerStatus is the inner command's wait status, when the init sent one.
+func (ic *initConn) innerStatus() (syscall.WaitStatus, bool) {
+	if ic == nil || ic.status == nil || ic.status.Setup != "" {
+		return 0, false
+	}
+	return syscall.WaitStatus(ic.status.WaitStatus), true
+}
+
+// explain names the limit that stopped a run the init saw end without
+// done: the sandbox's own setup, the memory cgroup or the pids cgroup.
+func (ic *initConn) explain(lim Limits) *ScriptError {
+	switch {
+	case ic == nil:
+		return nil
+	case ic.status != nil && ic.status.Setup != "":
+		return &ScriptError{Kind: "killed", Msg: "the sandbox could not be built: " + ic.status.Setup}
+	case ic.oom:
+		return &ScriptError{Kind: "memory", Msg: fmt.Sprintf(
+			"ran out of memory: the run's processes together passed the sandbox's memory bound (%s with /workspace and /tmp); process the data in smaller pieces or raise %s",
+			fmtBytes(int64(lim.dataLimit())+lim.workspaceBytes()+lim.tmpBytes()), hintMemory)}
+	}
+	return nil
+}
+
+// note adds to a run's error the bounds the sandbox enforced that the
+// script may have met without dying of them: a refused fork.
+func (ic *initConn) note(err *ScriptError, lim Limits) {
+	if ic == nil || err == nil || !ic.pidsHit {
+		return
+	}
+	err.Msg += fmt.Sprintf(" (the run also reached the sandbox's process limit of %d tasks, so a fork or thread failed; start fewer processes or raise %s)",
+		ic.tasks, hintProcesses)
+}
+
+// detectLayers probes the sandbox: it starts an init in probe mode and
+// reads which layers it could build, then checks the cgroups.
+func detectLayers() Layers {
+	var l Layers
+	var why []string
+	cgroups, why = detectCgroups()
+	l.MemoryCgroup, l.PidsCgroup = cgroups.mem != "", cgroups.pids != ""
+	exe, err := os.Executable()
+	if err == nil {
+		var pl *Layers
+		pl, err = probeInit(exe)
+		if pl != nil {
+			pl.MemoryCgroup, pl.PidsCgroup = l.MemoryCgroup, l.PidsCgroup
+			l = *pl
+		}
+	}
+	if err != nil {
+		why = append(why, err.Error())
+		l.Landlock = landlockABI()
+	}
+	l.Why = append(l.Why, why...)
+	return l
+}
+
+// probeInit starts exe as an init in probe mode.
+func probeInit(exe string) (*Layers, error) {
+	p := &procRunner{exe: exe}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer devnull.Close()
+	cmd := &exec.Cmd{Path: exe, Args: []string{exe}, ExtraFiles: []*os.File{devnull, devnull}, // fds 3 and 4
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	saved := cgroups
+	cgroups = cgroupLayout{} // the probe needs no cgroup
+	ic, err := p.sandboxCmdWith(cmd, DefaultLimits, Layers{Namespaces: true, Filesystem: true})
+	cgroups = saved
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	theirs := cmd.ExtraFiles[len(cmd.ExtraFiles)-1]
+	ic.spec = []byte(`{"probe":true,"argv":["/probe"],"workspace_bytes":1048576,"tmp_bytes":1048576}`)
+	if err := cmd.Start(); err != nil {
+		ic.sock.Close()
+		theirs.Close()
+		return nil, fmt.Errorf("no user namespaces: %v", err)
+	}
+	err = ic.begin(cmd.Process.Pid, theirs)
+	cmd.Wait() // the probe ends by itself within milliseconds
+	ic.finish()
+	if err == nil && ic.status != nil && ic.status.Setup != "" {
+		return &Layers{Namespaces: true}, fmt.Errorf("no private root: %s", ic.status.Setup)
+	}
+	if err == nil && (ic.status == nil || ic.status.Layers == nil) {
+		err = fmt.Errorf("sandbox probe failed: %s %s", cmd.ProcessState, strings.TrimSpace(stderr.String()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ic.status.Layers, nil
+}

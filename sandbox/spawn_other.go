@@ -1,0 +1,44 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// Outside Linux there are no namespaces, Landlock or seccomp: a child runs
+// as a plain process with rlimits, and only Lua (which has no file,
+// process or network API) runs under the default sandbox.require.
+
+type initConn struct{}
+
+func (p *procRunner) sandboxCmd(*exec.Cmd, Limits) (*initConn, error) { return nil, nil }
+
+func (*initConn) begin(int, *os.File) error               { return nil }
+func (*initConn) finish()                                 {}
+func (*initConn) release()                                {}
+func (*initConn) innerStatus() (syscall.WaitStatus, bool) { return 0, false }
+func (*initConn) explain(Limits) *ScriptError             { return nil }
+func (*initConn) note(*ScriptError, Limits)               {}
+func (*initConn) files(*exec.Cmd) []*os.File              { return nil }
+
+// MountWorkspace is Linux-only: elsewhere a workspace is bounded per file.
+func MountWorkspace(string, int64) error {
+	return fmt.Errorf("sandbox: a bounded workspace needs Linux")
+}
+
+// UnmountWorkspace does nothing outside Linux: no workspace is mounted.
+func UnmountWorkspace(string) error { return nil }
+
+func detectLayers() Layers {
+	return Layers{Why: []string{fmt.Sprintf("%s has no namespaces, Landlock or seccomp: Lua only", runtime.GOOS)}}
+}
+
+func initMain() int {
+	fmt.Fprintf(os.Stderr, "toolfold: %s: the sandbox init runs on Linux only\n", InitArg)
+	return 125
+}

@@ -1,0 +1,92 @@
+package sandbox
+
+// The init spec: what the parent tells the sandbox init (the re-executed
+// binary, PID 1 of the run's namespaces) to build and run. It travels as
+// JSON on fd 5, a socket the init later answers on with the inner command's
+// wait status. It is the seam for every language: Lua's inner command is
+// the toolfold binary itself (bound at SandboxExe), Python's and
+// JavaScript's are their interpreters, whose runtime directories go in
+// ReadOnly.
+
+// InitArg, as os.Args[1], makes the toolfold binary run as the sandbox init.
+const InitArg = "__toolfold-sandbox-init"
+
+// SandboxExe is where the toolfold binary appears inside the sandbox, for
+// inner commands that re-execute it (Lua).
+const SandboxExe = "/toolfold"
+
+// SandboxWorkspace is the run's working directory inside the sandbox.
+const SandboxWorkspace = "/workspace"
+
+// Inside the sandbox the script runs as this uid and gid ("sandbox" in the
+// synthetic /etc/passwd), mapped to the same ids on the host (nobody and
+// nogroup on most systems) when the proxy runs as root. The init itself is
+// uid 0 of the user namespace.
+const (
+	sandboxUID = 65534
+	sandboxGID = 65534
+)
+
+// Init file descriptors: 0-4 are the inner command's (stdin, stdout,
+// stderr, bridge out, bridge in); 5 is the spec/status socket.
+const initSpecFD = 5
+
+// Workspace and /tmp bounds. Both are size- and inode-limited tmpfs mounts
+// inside the sandbox, so a script fills neither the host's disk (one big
+// file or 200,000 small ones) nor its memory (tmpfs pages are charged to
+// the run's memory cgroup).
+const (
+	workspaceFiles = 10000 // inodes in /workspace
+	tmpFiles       = 10000 // inodes in /tmp
+)
+
+// workspaceBytes bounds /workspace: four times the per-file limit.
+func (l Limits) workspaceBytes() int64 { return 4 * l.FileBytes }
+
+// tmpBytes bounds /tmp: the per-file limit.
+func (l Limits) tmpBytes() int64 { return l.FileBytes }
+
+// systemPaths are bound read-only into every sandbox: the dynamic loader
+// and shared libraries a (cgo-built) toolfold binary or an interpreter
+// needs. Symbolic links among them (merged /usr: /lib -> usr/lib) are
+// recreated as links. Missing ones are skipped.
+var systemPaths = []string{"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"}
+
+// initSpec is what the init builds and runs.
+type initSpec struct {
+	// Argv is the inner command; Argv[0] is a path inside the sandbox.
+	Argv []string `json:"argv"`
+	// Env is the inner command's whole environment.
+	Env []string `json:"env"`
+	// Exe is the host path of the toolfold binary, bound at SandboxExe.
+	Exe string `json:"exe"`
+	// ReadOnly are host paths bound read-only at the same path.
+	ReadOnly []string `json:"ro"`
+	// Workspace, when set, is a host directory bound read-write at
+	// /workspace instead of a fresh bounded tmpfs.
+	Workspace      string `json:"workspace,omitempty"`
+	WorkspaceBytes int64  `json:"workspace_bytes"`
+	TmpBytes       int64  `json:"tmp_bytes"`
+	// Landlock and Seccomp say whether to apply those layers (the parent
+	// detected them).
+	Landlock bool `json:"landlock"`
+	Seccomp  bool `json:"seccomp"`
+	// UID and GID the inner command runs as inside the namespace: 65534
+	// when the parent mapped it (the proxy runs as root), else 0, the only
+	// id mapped, with every capability dropped.
+	UID int `json:"uid"`
+	GID int `json:"gid"`
+	// Probe makes the init report which layers it could build instead of
+	// running a command.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// initStatus is the init's answer on the spec socket.
+type initStatus struct {
+	// WaitStatus is the inner command's raw wait status.
+	WaitStatus uint32 `json:"wait_status"`
+	// Setup, when not empty, is why the sandbox could not be built.
+	Setup string `json:"setup,omitempty"`
+	// Probe results.
+	Layers *Layers `json:"layers,omitempty"`
+}
