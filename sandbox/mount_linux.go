@@ -45,7 +45,12 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		rw, dir   bool
 	}
 	var srcs []source
+	seen := map[string]bool{} // a destination is bound once: python3 and python3.11 resolve to one file
 	add := func(host, dst string, rw, optional bool) error {
+		if seen[dst] {
+			return nil
+		}
+		seen[dst] = true
 		if fi, err := os.Lstat(host); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			target, err := os.Readlink(host)
 			if err != nil {
@@ -85,6 +90,13 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		}
 		if underRuntime(real) {
 			continue // already bound with /usr
+		}
+		if real != p && !underRuntime(p) {
+			// The command may name the link (pyenv's bin/python3 →
+			// python3.11): recreate it beside its target.
+			if err := add(p, p, false, false); err != nil {
+				return false, err
+			}
 		}
 		if err := add(real, real, false, false); err != nil {
 			return false, err
