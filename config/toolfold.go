@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "expose", "pin", "namespace"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
 	httpKeys = []string{"addr", "bearer_token"}
@@ -41,6 +41,9 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 		case "telemetry":
 			d.telemetry(f.val, &cfg.Telemetry, x)
 		default:
+			if d.exposeKey(f, &cfg.Expose) {
+				continue
+			}
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"
 		}
@@ -48,6 +51,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})
 	}
+	d.checkExpose(root, &cfg.Expose, cfg)
 }
 
 // upstreams decodes the "upstreams:" map, keeping file order.
