@@ -131,6 +131,7 @@ http:
 			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4},
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
+		Expose:    DefaultExpose,
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)

@@ -43,6 +43,7 @@ type Proxy struct {
 	langs   []string
 	server  *mcp.Server
 	tel     *telemetry // nil when neither provider is set
+	fwd     *forwarder // everything but tools, passed through (forward.go)
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
@@ -87,12 +88,17 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.langs = append(p.langs, r.Language())
 	}
 	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
+	p.fwd = newForwarder(p)
+	p.pool.setHooks(p.fwd)
 	p.catalog.Store(index.New(nil, p.serverInfos()))
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, &mcp.ServerOptions{
+	sopts := &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
-	})
+	}
+	p.fwd.serverOptions(sopts)
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
 	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel)...)
+	p.server.AddReceivingMiddleware(p.fwd.middleware())
 	p.advertise()
 	return p
 }
@@ -142,6 +148,7 @@ func (p *Proxy) refresh() {
 	}
 	p.catalog.Store(index.New(tools, p.serverInfos()))
 	p.advertise()
+	p.fwd.refreshed()
 }
 
 func (p *Proxy) serverInfos() []index.ServerInfo {

@@ -26,6 +26,9 @@ var (
 // advertise (re)registers search_tools and run_script when their
 // descriptions changed; the SDK then notifies clients (tools/list_changed).
 func (p *Proxy) advertise() {
+	if !p.exposesCode() {
+		return
+	}
 	p.toolsMu.Lock()
 	defer p.toolsMu.Unlock()
 	servers := p.serverLine()

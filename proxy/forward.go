@@ -1,0 +1,487 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+)
+
+// forwarder makes toolfold transparent for everything but tools: prompts,
+// resources (read, templates, subscriptions), completion, logging,
+// progress, cancellation, and the upstreams' requests to the client
+// (sampling, elicitation, roots). Names are mapped by the mirror
+// (mirror.go, names.go); messages from upstreams are routed to client
+// sessions by the relay (relay.go).
+//
+// Cancellation needs no code of its own: a client's notifications/cancelled
+// cancels the handler's context, the go-sdk client then sends
+// notifications/cancelled upstream; an upstream's cancellation of its own
+// request cancels the context toolfold's client handler runs with, which
+// the server side passes on to the client the same way. Ping is answered
+// by the SDK on each side.
+type forwarder struct {
+	p      *Proxy
+	relay  *relay
+	mirror *mirror
+
+	mu      sync.Mutex
+	clients map[string]*mcp.Client                  // upstream -> its current client, for roots notifications
+	subs    map[named]*subscription                 // upstream subscriptions, shared by the client sessions
+	levels  map[*mcp.ServerSession]mcp.LoggingLevel // each session's logging/setLevel
+}
+
+// subscription is one upstream resource subscription.
+type subscription struct {
+	count   int    // client subscriptions through toolfold
+	exposed string // the URI clients used, for notifications/resources/updated
+}
+
+func newForwarder(p *Proxy) *forwarder {
+	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{},
+		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}}
+	f.relay = newRelay(func() *mcp.Server { return p.server })
+	f.mirror = newMirror(f)
+	return f
+}
+
+// serverOptions declares what toolfold serves clients. The capabilities
+// are fixed at initialize, before every upstream has connected, so they
+// are all declared: with no upstream offering prompts the list is empty.
+func (f *forwarder) serverOptions(o *mcp.ServerOptions) {
+	o.Capabilities = &mcp.ServerCapabilities{
+		Logging:     &mcp.LoggingCapabilities{},
+		Tools:       &mcp.ToolCapabilities{ListChanged: true},
+		Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+		Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+		Completions: &mcp.CompletionCapabilities{},
+	}
+	o.SubscribeHandler = f.subscribe
+	o.UnsubscribeHandler = f.unsubscribe
+	o.CompletionHandler = f.complete
+	o.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { f.notifyRootsChanged() }
+	o.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
+		// A client that declares roots brings them to the upstreams.
+		if ip := req.Session.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Roots.ListChanged {
+			f.notifyRootsChanged()
+		}
+	}
+}
+
+// middleware is the innermost client-facing middleware: it records the
+// session in the context (for attribution) and serves the methods the
+// SDK's own handlers cannot: resources/read of any URI an upstream serves,
+// not only listed ones, and logging/setLevel, which also reaches upstreams.
+func (f *forwarder) middleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if ss != nil {
+				ctx = withSession(ctx, ss)
+				f.relay.active(ss)
+			}
+			switch method {
+			case "resources/read":
+				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+					return f.read(ctx, r)
+				}
+			case "logging/setLevel":
+				res, err := next(ctx, method, req)
+				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && ss != nil && r.Params != nil {
+					f.setLevel(ctx, ss, r.Params.Level)
+				}
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// timeout is the limit on one forwarded request to up: call_timeout for
+// calls and reads, connect_timeout for listings.
+func (f *forwarder) timeout(up string, call bool) time.Duration {
+	for _, u := range f.p.cfg.Upstreams {
+		if u.Name == up {
+			if call {
+				return u.CallTimeout
+			}
+			return u.ConnectTimeout
+		}
+	}
+	return 2 * time.Minute
+}
+
+// upstreamErr turns a failed forwarded request into what the client gets.
+func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case cctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", up, what, f.timeout(up, true))
+	case isUnavailable(err):
+		return err
+	case disconnected(err):
+		return &UnavailableError{Server: up, Reason: "disconnected during the request"}
+	}
+	return err // a JSON-RPC error from the upstream passes through as it is
+}
+
+// getPrompt forwards prompts/get for one upstream prompt.
+func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		cs, err := f.p.pool.session(it.up)
+		if err != nil {
+			return nil, err
+		}
+		params := *req.Params
+		params.Name = it.orig
+		cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+		defer cancel()
+		res, err := cs.GetPrompt(cctx, &params)
+		if err != nil {
+			return nil, f.upstreamErr(ctx, cctx, it.up, "prompts/get "+it.orig, err)
+		}
+		return res, nil
+	}
+}
+
+// callTool forwards tools/call for one upstream tool (expose: passthrough
+// or hybrid). Failures are tool errors with the same messages scripts get.
+func (f *forwarder) callTool(it named) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		params := &mcp.CallToolParams{Meta: req.Params.Meta, Name: it.orig, Arguments: req.Params.Arguments}
+		res, err := f.p.pool.callParams(ctx, it.up, params)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var werr *jsonrpc.Error
+			if asWire(err, &werr) {
+				return nil, werr
+			}
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		return boundResult(res), nil
+	}
+}
+
+// readHandler serves resources/read through the SDK's lookup; the
+// middleware normally answers first, for any URI.
+func (f *forwarder) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	res, err := f.read(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.ReadResourceResult), nil
+}
+
+// read forwards resources/read to the upstream the URI belongs to.
+func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp.Result, error) {
+	it, err := f.route(req.Params.URI)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := f.p.pool.session(it.up)
+	if err != nil {
+		return nil, err
+	}
+	params := *req.Params
+	params.URI = it.orig
+	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+	defer cancel()
+	res, err := cs.ReadResource(cctx, &params)
+	if err != nil {
+		return nil, f.upstreamErr(ctx, cctx, it.up, "resources/read", err)
+	}
+	if it.orig != req.Params.URI {
+		for _, c := range res.Contents {
+			if c != nil && c.URI == it.orig {
+				c.URI = req.Params.URI
+			}
+		}
+	}
+	return res, nil
+}
+
+// route finds the upstream serving a URI a client sent: a namespaced URI
+// names it; a listed URI is its lister's; a URI matching a template's
+// literal prefix is the template's owner (the longest prefix wins); else
+// the only upstream that serves resources.
+func (f *forwarder) route(uri string) (named, error) {
+	if up, orig, ok := splitURI(uri, f.p.pool.has); ok {
+		return named{up, orig}, nil
+	}
+	if it, ok := f.mirror.owner("resource", uri); ok {
+		return it, nil
+	}
+	var best named
+	bestLen := -1
+	for exp, it := range f.mirror.templateList() {
+		prefix, _, _ := strings.Cut(exp, "{")
+		if strings.HasPrefix(uri, prefix) && len(prefix) > bestLen {
+			best, bestLen = named{it.up, uri}, len(prefix)
+		}
+	}
+	if bestLen >= 0 {
+		return best, nil
+	}
+	var serving []string
+	for _, s := range f.p.pool.Status() {
+		if cs, err := f.p.pool.session(s.Name); err == nil {
+			if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil {
+				serving = append(serving, s.Name)
+			}
+		}
+	}
+	if len(serving) == 1 {
+		return named{serving[0], uri}, nil
+	}
+	return named{}, &jsonrpc.Error{Code: mcp.CodeResourceNotFound,
+		Message: fmt.Sprintf("no upstream lists resource %q; see resources/list and resources/templates/list for the URIs served", uri)}
+}
+
+// subscribe subscribes upstream once per resource, however many client
+// sessions subscribe; the SDK tracks which sessions get the updates.
+func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	it, err := f.route(req.Params.URI)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	s := f.subs[it]
+	if s == nil {
+		s = &subscription{exposed: req.Params.URI}
+		f.subs[it] = s
+	}
+	s.count++
+	first := s.count == 1
+	f.mu.Unlock()
+	if !first {
+		return nil
+	}
+	err = f.upstreamSubscribe(ctx, it, true)
+	if err != nil {
+		f.mu.Lock()
+		if s.count--; s.count <= 0 {
+			delete(f.subs, it)
+		}
+		f.mu.Unlock()
+	}
+	return err
+}
+
+// unsubscribe ends the upstream subscription with the last client's.
+func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	it, err := f.route(req.Params.URI)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	s := f.subs[it]
+	last := false
+	if s != nil {
+		s.count--
+		if s.count <= 0 {
+			delete(f.subs, it)
+			last = true
+		}
+	}
+	f.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return f.upstreamSubscribe(ctx, it, false)
+}
+
+func (f *forwarder) upstreamSubscribe(ctx context.Context, it named, on bool) error {
+	cs, err := f.p.pool.session(it.up)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+	defer cancel()
+	if on {
+		err = cs.Subscribe(cctx, &mcp.SubscribeParams{URI: it.orig})
+	} else {
+		err = cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: it.orig})
+	}
+	if err != nil {
+		return f.upstreamErr(ctx, cctx, it.up, "resources/subscribe", err)
+	}
+	return nil
+}
+
+// resourceUpdated passes an upstream's notifications/resources/updated to
+// the client sessions subscribed to that resource.
+func (f *forwarder) resourceUpdated(ctx context.Context, up string, p *mcp.ResourceUpdatedNotificationParams) {
+	if p == nil {
+		return
+	}
+	f.mu.Lock()
+	s := f.subs[named{up, p.URI}]
+	uri := ""
+	if s != nil {
+		uri = s.exposed
+	}
+	f.mu.Unlock()
+	if uri == "" {
+		uri = f.mirror.exposedURI(up, p.URI)
+	}
+	cp := *p
+	cp.URI = uri
+	_ = f.p.server.ResourceUpdated(ctx, &cp)
+}
+
+// complete forwards completion/complete to the owner of the prompt or
+// resource template it is about.
+func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ref := req.Params.Ref
+	var it named
+	var ok bool
+	switch ref.Type {
+	case "ref/prompt":
+		it, ok = f.mirror.owner("prompt", ref.Name)
+	case "ref/resource":
+		if it, ok = f.mirror.owner("template", ref.URI); !ok {
+			var err error
+			if it, err = f.route(ref.URI); err == nil {
+				ok = true
+			}
+		}
+	}
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: no upstream offers %s %q", ref.Type, ref.Name+ref.URI)}
+	}
+	cs, err := f.p.pool.session(it.up)
+	if err != nil {
+		return nil, err
+	}
+	params := *req.Params
+	r := *ref
+	if r.Type == "ref/prompt" {
+		r.Name = it.orig
+	} else {
+		r.URI = it.orig
+	}
+	params.Ref = &r
+	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+	defer cancel()
+	res, err := cs.Complete(cctx, &params)
+	if err != nil {
+		return nil, f.upstreamErr(ctx, cctx, it.up, "completion/complete", err)
+	}
+	return res, nil
+}
+
+// logLevels orders MCP logging levels, most verbose first.
+var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelRank(l mcp.LoggingLevel) int {
+	for i, v := range logLevels {
+		if v == l {
+			return i
+		}
+	}
+	return len(logLevels)
+}
+
+// setLevel records a session's level and sets every upstream to the most
+// verbose level any live session asked for; each session still gets only
+// what its own level lets through (ServerSession.Log filters).
+func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, l mcp.LoggingLevel) {
+	live := f.relay.live()
+	f.mu.Lock()
+	f.levels[ss] = l
+	var min mcp.LoggingLevel
+	for s, lv := range f.levels {
+		if !live[s] {
+			delete(f.levels, s)
+			continue
+		}
+		if min == "" || levelRank(lv) < levelRank(min) {
+			min = lv
+		}
+	}
+	f.mu.Unlock()
+	for _, s := range f.p.pool.Status() {
+		if cs, err := f.p.pool.session(s.Name); err == nil {
+			f.sendLevel(ctx, s.Name, cs, min)
+		}
+	}
+}
+
+func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSession, l mcp.LoggingLevel) {
+	if l == "" {
+		return
+	}
+	if init := cs.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.timeout(up, false))
+	defer cancel()
+	if err := cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: l}); err != nil {
+		f.p.log.Warn("forwarding logging/setLevel failed", "upstream", up, "err", err)
+	}
+}
+
+// currentLevel is the most verbose level a live session asked for.
+func (f *forwarder) currentLevel() mcp.LoggingLevel {
+	live := f.relay.live()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var min mcp.LoggingLevel
+	for s, lv := range f.levels {
+		if live[s] && (min == "" || levelRank(lv) < levelRank(min)) {
+			min = lv
+		}
+	}
+	return min
+}
+
+// sessionStarted restores on a new upstream session what clients set up
+// through the old one: the logging level and the resource subscriptions.
+func (f *forwarder) sessionStarted(ctx context.Context, up string, cs *mcp.ClientSession) {
+	f.sendLevel(ctx, up, cs, f.currentLevel())
+	f.mu.Lock()
+	var uris []string
+	for it := range f.subs {
+		if it.up == up {
+			uris = append(uris, it.orig)
+		}
+	}
+	f.mu.Unlock()
+	for _, u := range uris {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
+			f.p.log.Warn("re-subscribing after a reconnect failed", "upstream", up, "uri", u, "err", err)
+		}
+	}
+}
+
+// safely runs a registration that the SDK may refuse by panicking (an
+// upstream's invalid URI, template or schema): the item is skipped and
+// logged, the rest go on.
+func safely(log *slog.Logger, what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Warn("an upstream's item is invalid and not offered to clients", "item", what, "err", r, "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
+}
+
+// refreshed follows a pool change: upstream tools (passthrough, hybrid)
+// are re-registered now, and upstreams with a new session re-listed.
+func (f *forwarder) refreshed() {
+	f.mirror.mu.Lock()
+	always := f.p.cfg.Expose.Namespace == config.NamespaceAlways
+	f.mirror.applyTools(f.p.pool.Status(), always)
+	f.mirror.mu.Unlock()
+	f.mirror.sessionChanged()
+}

@@ -1,0 +1,263 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Attribution: which client session an upstream's message belongs to.
+//
+// Upstream sessions are shared by every client session (one per upstream,
+// see pool.go), and the go-sdk client hands a server-to-client request
+// (sampling, elicitation, roots/list) or a notification to its handler with
+// the connection's context, not the context of the request that caused it;
+// over streamable HTTP the link exists only as the SSE stream it arrived
+// on, which the SDK does not expose. So the relay attributes as follows,
+// most exact first:
+//
+//  1. The handler's own context, when it carries a client session: the
+//     go-sdk fulfils a 2026-07-28 multi-round-trip request (inputRequests in
+//     a result) inside the original call, so its context is the caller's.
+//  2. Progress notifications carry the token toolfold put in the forwarded
+//     request: an exact map back to the session and its own token.
+//  3. The session with the most recent request still in flight to that
+//     upstream (tracked by a sending middleware on every upstream request
+//     made for a client, including tool calls from scripts). Exact whenever
+//     one session at a time uses an upstream.
+//  4. The session that last sent a request to that upstream, then the
+//     session that last sent anything, if still connected.
+//
+// Requests with no session to go to fail with an error that says so; log
+// messages with no in-flight caller go to every session (each session's
+// logging/setLevel still filters them).
+type relay struct {
+	server func() *mcp.Server // the client-facing server, for the live sessions
+
+	mu         sync.Mutex
+	seq        uint64
+	inflight   map[string]map[uint64]*mcp.ServerSession // upstream -> call -> session
+	lastUser   map[string]*mcp.ServerSession            // upstream -> last session to call it
+	lastActive *mcp.ServerSession
+	progress   map[string]progressRoute // token sent upstream -> the client's
+}
+
+// progressRoute is where a progress notification from upstream goes.
+type progressRoute struct {
+	session *mcp.ServerSession
+	token   any // the client's own progress token
+}
+
+func newRelay(server func() *mcp.Server) *relay {
+	return &relay{
+		server:   server,
+		inflight: map[string]map[uint64]*mcp.ServerSession{},
+		lastUser: map[string]*mcp.ServerSession{},
+		progress: map[string]progressRoute{},
+	}
+}
+
+type sessionKey struct{}
+
+// withSession records the client session a request came from in ctx; every
+// upstream request made on its behalf (directly or from a script) carries
+// it.
+func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, ss)
+}
+
+// sessionOf is the client session ctx was made for, or nil.
+func sessionOf(ctx context.Context) *mcp.ServerSession {
+	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
+	return ss
+}
+
+// active notes that ss just sent a request.
+func (r *relay) active(ss *mcp.ServerSession) {
+	r.mu.Lock()
+	r.lastActive = ss
+	r.mu.Unlock()
+}
+
+// begin records a request of ss in flight to upstream up; the returned
+// function ends it.
+func (r *relay) begin(up string, ss *mcp.ServerSession) func() {
+	r.mu.Lock()
+	r.seq++
+	id := r.seq
+	m := r.inflight[up]
+	if m == nil {
+		m = map[uint64]*mcp.ServerSession{}
+		r.inflight[up] = m
+	}
+	m[id] = ss
+	r.lastUser[up] = ss
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.inflight[up], id)
+		r.mu.Unlock()
+	}
+}
+
+// mapProgress replaces the client's progress token with one unique across
+// sessions, for the upstream; undo removes the mapping.
+func (r *relay) mapProgress(ss *mcp.ServerSession, token any) (upToken string, undo func()) {
+	r.mu.Lock()
+	r.seq++
+	upToken = fmt.Sprintf("toolfold-%d", r.seq)
+	r.progress[upToken] = progressRoute{session: ss, token: token}
+	r.mu.Unlock()
+	return upToken, func() {
+		r.mu.Lock()
+		delete(r.progress, upToken)
+		r.mu.Unlock()
+	}
+}
+
+// progressRoute finds where an upstream's progress token goes.
+func (r *relay) progressFor(token any) (progressRoute, bool) {
+	s, ok := token.(string)
+	if !ok {
+		return progressRoute{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pr, ok := r.progress[s]
+	return pr, ok
+}
+
+// live reports the client sessions still connected.
+func (r *relay) live() map[*mcp.ServerSession]bool {
+	out := map[*mcp.ServerSession]bool{}
+	if s := r.server(); s != nil {
+		for ss := range s.Sessions() {
+			out[ss] = true
+		}
+	}
+	return out
+}
+
+// target is the client session a server-to-client request from upstream up
+// goes to (steps 1, 3 and 4 above), or nil.
+func (r *relay) target(ctx context.Context, up string) *mcp.ServerSession {
+	live := r.live()
+	if ss := sessionOf(ctx); ss != nil && live[ss] {
+		return ss
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var best *mcp.ServerSession
+	var bestID uint64
+	for id, ss := range r.inflight[up] {
+		if live[ss] && id > bestID {
+			best, bestID = ss, id
+		}
+	}
+	if best != nil {
+		return best
+	}
+	if ss := r.lastUser[up]; ss != nil && live[ss] {
+		return ss
+	}
+	if ss := r.lastActive; ss != nil && live[ss] {
+		return ss
+	}
+	if len(live) == 1 {
+		for ss := range live {
+			return ss
+		}
+	}
+	return nil
+}
+
+// audience is where a log message from upstream up goes: the sessions with
+// a request in flight there, else every session.
+func (r *relay) audience(ctx context.Context, up string) []*mcp.ServerSession {
+	live := r.live()
+	if ss := sessionOf(ctx); ss != nil && live[ss] {
+		return []*mcp.ServerSession{ss}
+	}
+	r.mu.Lock()
+	seen := map[*mcp.ServerSession]bool{}
+	var out []*mcp.ServerSession
+	for _, ss := range r.inflight[up] {
+		if live[ss] && !seen[ss] {
+			seen[ss] = true
+			out = append(out, ss)
+		}
+	}
+	r.mu.Unlock()
+	if len(out) > 0 {
+		return out
+	}
+	for ss := range live {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// forget drops what the relay holds for a closed session.
+func (r *relay) forget(ss *mcp.ServerSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for up, s := range r.lastUser {
+		if s == ss {
+			delete(r.lastUser, up)
+		}
+	}
+	if r.lastActive == ss {
+		r.lastActive = nil
+	}
+	for tok, pr := range r.progress {
+		if pr.session == ss {
+			delete(r.progress, tok)
+		}
+	}
+}
+
+// trackMiddleware is the sending middleware of every upstream client: it
+// records the requests made for a client session (attribution step 3) and
+// swaps their progress tokens for unique ones (step 2).
+func (r *relay) trackMiddleware(up string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss := sessionOf(ctx)
+			if ss == nil {
+				return next(ctx, method, req)
+			}
+			defer r.begin(up, ss)()
+			if p, ok := req.GetParams().(interface {
+				GetMeta() map[string]any
+				SetMeta(map[string]any)
+			}); ok && !isNilParams(p) {
+				if tok, has := p.GetMeta()["progressToken"]; has && tok != nil {
+					upTok, undo := r.mapProgress(ss, tok)
+					defer undo()
+					meta := make(map[string]any, len(p.GetMeta()))
+					for k, v := range p.GetMeta() {
+						meta[k] = v
+					}
+					meta["progressToken"] = upTok
+					p.SetMeta(meta)
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// isNilParams reports a nil or typed-nil params value.
+func isNilParams(p any) bool {
+	if p == nil {
+		return true
+	}
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
