@@ -142,6 +142,7 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 		}
 		params := *req.Params
 		params.Name = it.orig
+		params.Meta = hopMeta(params.Meta)
 		cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
 		defer cancel()
 		res, err := cs.GetPrompt(cctx, &params)
@@ -156,7 +157,7 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 // or hybrid). Failures are tool errors with the same messages scripts get.
 func (f *forwarder) callTool(it named) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		params := &mcp.CallToolParams{Meta: req.Params.Meta, Name: it.orig, Arguments: req.Params.Arguments}
+		params := &mcp.CallToolParams{Meta: hopMeta(req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
 		res, err := f.p.pool.callParams(ctx, it.up, params)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -194,6 +195,7 @@ func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp
 	}
 	params := *req.Params
 	params.URI = it.orig
+	params.Meta = hopMeta(params.Meta)
 	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
 	defer cancel()
 	res, err := cs.ReadResource(cctx, &params)
@@ -364,6 +366,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 		return nil, err
 	}
 	params := *req.Params
+	params.Meta = hopMeta(params.Meta)
 	r := *ref
 	if r.Type == "ref/prompt" {
 		r.Name = it.orig
@@ -484,4 +487,23 @@ func (f *forwarder) refreshed() {
 	f.mirror.applyTools(f.p.pool.Status(), always)
 	f.mirror.mu.Unlock()
 	f.mirror.sessionChanged()
+}
+
+// hopMeta is a client's _meta as it goes upstream: the protocol's per-hop
+// keys (io.modelcontextprotocol/protocolVersion, clientInfo, ... of the
+// 2026-07-28 protocol) describe the client's connection to toolfold, not
+// toolfold's to the upstream, so they stay behind; the log level a request
+// asks for, the progress token and everything else go on.
+func hopMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") && k != mcp.MetaKeyLogLevel {
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
