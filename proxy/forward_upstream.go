@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,11 +70,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		return ss.CreateMessageWithTools(ctx, req.Params)
 	}
 	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		ss := r.target(ctx, up)
-		if ss == nil {
-			return nil, errNoClient("elicitation/create")
-		}
-		return ss.Elicit(ctx, req.Params)
+		return f.elicit(ctx, up, req.Params)
 	}
 	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 		if ss := r.target(ctx, up); ss != nil {
@@ -112,6 +109,14 @@ func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 	c.AddSendingMiddleware(f.relay.trackMiddleware(up))
 	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "elicitation/create" {
+				// Before the SDK's own checks of the requested schema,
+				// which refuse schemas newer than it knows: toolfold
+				// passes the request on as it is, for the client to judge.
+				if r, ok := req.(*mcp.ElicitRequest); ok && r.Params != nil {
+					return f.elicit(ctx, up, r.Params)
+				}
+			}
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
@@ -171,3 +176,56 @@ func (p *Pool) callParams(ctx context.Context, server string, params *mcp.CallTo
 
 // asWire finds a JSON-RPC error from the upstream in err's chain.
 func asWire(err error, target **jsonrpc.Error) bool { return errors.As(err, target) }
+
+// elicit passes an upstream's elicitation/create to its client session and
+// the answer back unchanged. ServerSession.Elicit checks the answer against
+// the requested schema with the SDK's notion of elicitation schemas; when
+// that check, not the client, refuses, the client's answer (captured by
+// rawCapture on the way in) is what the upstream gets: judging it is the
+// upstream's business.
+func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	ss := f.relay.target(ctx, up)
+	if ss == nil {
+		return nil, errNoClient("elicitation/create")
+	}
+	slot := &rawResult{}
+	res, err := ss.Elicit(context.WithValue(ctx, rawKey{}, slot), params)
+	if err != nil {
+		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
+			return raw, nil
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// rawResult holds the result of a request toolfold sent to a client, as it
+// arrived, before the SDK's checks.
+type rawResult struct {
+	mu  sync.Mutex
+	res mcp.Result
+}
+
+func (r *rawResult) get() mcp.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.res
+}
+
+type rawKey struct{}
+
+// rawCapture is a sending middleware of the client-facing server: it
+// stores each result in the rawResult its context carries, if any.
+func rawCapture() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if slot, ok := ctx.Value(rawKey{}).(*rawResult); ok && err == nil {
+				slot.mu.Lock()
+				slot.res = res
+				slot.mu.Unlock()
+			}
+			return res, err
+		}
+	}
+}

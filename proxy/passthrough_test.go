@@ -80,7 +80,9 @@ func richClient(t *testing.T, p *Proxy, name string, got *clientLog) *mcp.Client
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			got.add("progress:" + fmtAny(req.Params.ProgressToken))
 		},
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { got.add("updated:" + req.Params.URI) },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			got.add("updated:" + req.Params.URI)
+		},
 	})
 	c.AddRoots(&mcp.Root{URI: "file:///" + name})
 	// 2025-11-25: server-to-client requests during a call are the

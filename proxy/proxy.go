@@ -99,6 +99,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
 	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel)...)
 	p.server.AddReceivingMiddleware(p.fwd.middleware())
+	p.server.AddSendingMiddleware(rawCapture())
 	p.advertise()
 	return p
 }
