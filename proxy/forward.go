@@ -47,7 +47,7 @@ type subscription struct {
 func newForwarder(p *Proxy) *forwarder {
 	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{},
 		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}}
-	f.relay = newRelay(func() *mcp.Server { return p.server })
+	f.relay = newRelay(func() *mcp.Server { return p.server }, p.log.With("component", "relay"))
 	f.mirror = newMirror(f)
 	return f
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sync"
 
@@ -36,6 +37,7 @@ import (
 // logging/setLevel still filters them).
 type relay struct {
 	server func() *mcp.Server // the client-facing server, for the live sessions
+	log    *slog.Logger
 
 	mu         sync.Mutex
 	seq        uint64
@@ -51,9 +53,10 @@ type progressRoute struct {
 	token   any // the client's own progress token
 }
 
-func newRelay(server func() *mcp.Server) *relay {
+func newRelay(server func() *mcp.Server, log *slog.Logger) *relay {
 	return &relay{
 		server:   server,
+		log:      log,
 		inflight: map[string]map[uint64]*mcp.ServerSession{},
 		lastUser: map[string]*mcp.ServerSession{},
 		progress: map[string]progressRoute{},
@@ -147,9 +150,17 @@ func (r *relay) live() map[*mcp.ServerSession]bool {
 // target is the client session a server-to-client request from upstream up
 // goes to (steps 1, 3 and 4 above), or nil.
 func (r *relay) target(ctx context.Context, up string) *mcp.ServerSession {
+	ss, how := r.pick(ctx, up)
+	if ss != nil {
+		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", ss.ID(), "by", how)
+	}
+	return ss
+}
+
+func (r *relay) pick(ctx context.Context, up string) (*mcp.ServerSession, string) {
 	live := r.live()
 	if ss := sessionOf(ctx); ss != nil && live[ss] {
-		return ss
+		return ss, "context"
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -161,20 +172,20 @@ func (r *relay) target(ctx context.Context, up string) *mcp.ServerSession {
 		}
 	}
 	if best != nil {
-		return best
+		return best, "request in flight"
 	}
 	if ss := r.lastUser[up]; ss != nil && live[ss] {
-		return ss
+		return ss, "last to use the upstream"
 	}
 	if ss := r.lastActive; ss != nil && live[ss] {
-		return ss
+		return ss, "last active"
 	}
 	if len(live) == 1 {
 		for ss := range live {
-			return ss
+			return ss, "only session"
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // audience is where a log message from upstream up goes: the sessions with
