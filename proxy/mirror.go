@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -86,6 +87,28 @@ func (m *mirror) kick(up string) {
 			m.mu.Unlock()
 		}
 	}()
+}
+
+// waitIdle waits until no re-list is running, or ctx ends.
+func (m *mirror) waitIdle(ctx context.Context) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		m.mu.Lock()
+		busy := false
+		for _, r := range m.running {
+			busy = busy || r
+		}
+		m.mu.Unlock()
+		if !busy {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // sessionChanged kicks every upstream whose session is not the one its

@@ -110,8 +110,12 @@ const instructions = "The tools of several MCP servers are behind this proxy. Fi
 // Start connects every upstream in the background.
 func (p *Proxy) Start(ctx context.Context) { p.pool.Start(ctx) }
 
-// WaitReady waits until each upstream's first connection attempt is over.
-func (p *Proxy) WaitReady(ctx context.Context) { p.pool.WaitReady(ctx) }
+// WaitReady waits until each upstream's first connection attempt is over,
+// and the prompts and resources of those connected are listed.
+func (p *Proxy) WaitReady(ctx context.Context) {
+	p.pool.WaitReady(ctx)
+	p.fwd.mirror.waitIdle(ctx)
+}
 
 // Shutdown cancels every request in flight (scripts are killed, upstream
 // calls abandoned) and makes new ones fail at once. Serving functions then
