@@ -335,6 +335,8 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
 	case disconnected(err):
 		return nil, &UnavailableError{Server: u.cfg.Name, Reason: "disconnected during the call"}
+	case malformed(err):
+		return nil, fmt.Errorf("upstream %q sent a message that is not valid JSON while answering %s (%v); the upstream is faulty, retry or report it to its authors", u.cfg.Name, tool, err)
 	}
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
 }
