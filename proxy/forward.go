@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type forwarder struct {
 	clients map[string]*mcp.Client                  // upstream -> its current client, for roots notifications
 	subs    map[named]*subscription                 // upstream subscriptions, shared by the client sessions
 	levels  map[*mcp.ServerSession]mcp.LoggingLevel // each session's logging/setLevel
+	alive   map[*mcp.ServerSession]sessionLife      // ends when the session does
 }
 
 // subscription is one upstream resource subscription.
@@ -46,7 +48,7 @@ type subscription struct {
 
 func newForwarder(p *Proxy) *forwarder {
 	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{},
-		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}}
+		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}, alive: map[*mcp.ServerSession]sessionLife{}}
 	f.relay = newRelay(func() *mcp.Server { return p.server }, p.log.With("component", "relay"))
 	f.mirror = newMirror(f)
 	return f
@@ -86,6 +88,13 @@ func (f *forwarder) middleware() mcp.Middleware {
 			if ss != nil {
 				ctx = withSession(ctx, ss)
 				f.relay.active(ss)
+				// A session that ends (an HTTP client's DELETE, a
+				// dropped connection, the idle timeout) cancels what it
+				// still has running: upstream requests and scripts.
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				defer context.AfterFunc(f.sessionAlive(ss), cancel)()
 			}
 			switch method {
 			case "resources/read":
@@ -102,6 +111,63 @@ func (f *forwarder) middleware() mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// sessionAlive is a context that ends when the client session does; the
+// session's bookkeeping goes with it.
+func (f *forwarder) sessionAlive(ss *mcp.ServerSession) context.Context {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if l, ok := f.alive[ss]; ok {
+		return l.ctx
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.alive[ss] = sessionLife{ctx, cancel}
+	go func() {
+		_ = ss.Wait()
+		cancel()
+		f.mu.Lock()
+		delete(f.alive, ss)
+		delete(f.levels, ss)
+		f.mu.Unlock()
+		f.relay.forget(ss)
+	}()
+	return ctx
+}
+
+// sessionLife is the context of one client session's life.
+type sessionLife struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// ended cancels what the session with this id has running. The SDK waits
+// for a closing session's handlers to return before it counts the session
+// as ended, and does not cancel them: an HTTP DELETE would otherwise leave
+// its requests (and their upstream calls and scripts) running to their
+// timeouts.
+func (f *forwarder) ended(id string) {
+	if id == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ss, l := range f.alive {
+		if ss.ID() == id {
+			l.cancel()
+		}
+	}
+}
+
+// endOnDelete wraps the streamable HTTP handler: a DELETE of a session
+// cancels its requests in flight before the SDK closes it.
+func (f *forwarder) endOnDelete(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			f.ended(r.Header.Get("Mcp-Session-Id"))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // timeout is the limit on one forwarded request to up: call_timeout for

@@ -26,8 +26,11 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 		// Idle sessions are closed so that clients that vanish without a
 		// DELETE do not accumulate.
 		SessionTimeout: 30 * time.Minute,
+		// A 2026-07-28 request whose HTTP request ends is cancelled; older
+		// sessions are cancelled on DELETE (forward.go).
+		PropagateRequestCancellation: true,
 	})
-	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(h)
+	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(p.fwd.endOnDelete(h))
 	if token != "" {
 		mcpHandler = bearer(token, mcpHandler)
 	}

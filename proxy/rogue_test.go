@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -188,4 +190,55 @@ func countLines(path, prefix string) int {
 		}
 	}
 	return n
+}
+
+// TestHTTPClientGoneCancelsUpstream: an HTTP client that ends its session
+// (DELETE) with a call in flight has the upstream request, or the script
+// making it, cancelled. (A dropped connection alone is not a cancellation
+// for a 2025 session, whose client may resume the stream; for 2026-07-28
+// requests it is, through the SDK's PropagateRequestCancellation.)
+func TestHTTPClientGoneCancelsUpstream(t *testing.T) {
+	rogue, methods := rogueUpstream(t)
+	rogue.CallTimeout = time.Minute
+	cfg := testConfig(rogue)
+	cfg.Expose.Mode = config.ExposeHybrid
+	cfg.Expose.Pin = []string{"rogue.hang"}
+	p := New(cfg, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p.Start(ctx)
+	p.WaitReady(ctx)
+	defer p.Close()
+	ts := httptest.NewServer(p.HTTPHandler(""))
+	defer ts.Close()
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "hang", Arguments: map[string]any{}},
+		{Name: "run_script", Arguments: map[string]any{"code": "return tools.rogue.hang{}"}},
+	} {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := countLines(methods, "notifications/cancelled")
+		calls := countLines(methods, "tools/call")
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, call)
+			done <- err
+		}()
+		waitFor(t, "the call to reach the upstream", func() bool { return countLines(methods, "tools/call") > calls })
+		del, _ := http.NewRequest(http.MethodDelete, ts.URL+"/mcp", nil)
+		del.Header.Set("Mcp-Session-Id", cs.ID())
+		resp, err := http.DefaultClient.Do(del)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if err := <-done; err == nil {
+			t.Fatalf("%s: the call succeeded after its session ended", call.Name)
+		}
+		waitFor(t, call.Name+": notifications/cancelled upstream after the client left", func() bool {
+			return countLines(methods, "notifications/cancelled") > before
+		})
+	}
 }
