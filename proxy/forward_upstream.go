@@ -63,23 +63,29 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}
 	o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-		ss := r.target(ctx, up)
+		ss, reqCtx := r.target(ctx, up)
 		if ss == nil {
 			return nil, errNoClient("sampling/createMessage")
 		}
-		return ss.CreateMessageWithTools(ctx, req.Params)
+		sctx, done := sendCtx(ctx, reqCtx)
+		defer done()
+		return ss.CreateMessageWithTools(sctx, req.Params)
 	}
 	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return f.elicit(ctx, up, req.Params)
 	}
 	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-		if ss := r.target(ctx, up); ss != nil {
-			_ = ss.NotifyElicitationComplete(ctx, req.Params)
+		if ss, reqCtx := r.target(ctx, up); ss != nil {
+			sctx, done := sendCtx(ctx, reqCtx)
+			defer done()
+			_ = ss.NotifyElicitationComplete(sctx, req.Params)
 		}
 	}
 	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-		for _, ss := range r.audience(ctx, up) {
-			_ = ss.Log(ctx, req.Params) // filtered by the session's own level
+		for _, f := range r.audience(ctx, up) {
+			sctx, done := sendCtx(ctx, f.ctx)
+			_ = f.ss.Log(sctx, req.Params) // filtered by the session's own level
+			done()
 		}
 	}
 	o.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -89,7 +95,9 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		p := *req.Params
 		p.ProgressToken = pr.token
-		_ = pr.session.NotifyProgress(ctx, &p)
+		sctx, done := sendCtx(ctx, pr.ctx)
+		defer done()
+		_ = pr.session.NotifyProgress(sctx, &p)
 	}
 	o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { f.mirror.kick(up) }
 	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { f.mirror.kick(up) }
@@ -120,10 +128,12 @@ func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
-			ss := f.relay.target(ctx, up)
+			ss, reqCtx := f.relay.target(ctx, up)
 			if ss == nil {
 				return nil, errNoClient("roots/list")
 			}
+			ctx, done := sendCtx(ctx, reqCtx)
+			defer done()
 			// The SDK cannot tell "roots":{} from no roots capability
 			// on the server side, so ask: a client without roots answers
 			// with an error, which goes back to the upstream.
@@ -184,12 +194,14 @@ func asWire(err error, target **jsonrpc.Error) bool { return errors.As(err, targ
 // rawCapture on the way in) is what the upstream gets: judging it is the
 // upstream's business.
 func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	ss := f.relay.target(ctx, up)
+	ss, reqCtx := f.relay.target(ctx, up)
 	if ss == nil {
 		return nil, errNoClient("elicitation/create")
 	}
+	sctx, done := sendCtx(ctx, reqCtx)
+	defer done()
 	slot := &rawResult{}
-	res, err := ss.Elicit(context.WithValue(ctx, rawKey{}, slot), params)
+	res, err := ss.Elicit(context.WithValue(sctx, rawKey{}, slot), params)
 	if err != nil {
 		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
 			return raw, nil

@@ -41,23 +41,58 @@ type relay struct {
 
 	mu         sync.Mutex
 	seq        uint64
-	inflight   map[string]map[uint64]*mcp.ServerSession // upstream -> call -> session
-	lastUser   map[string]*mcp.ServerSession            // upstream -> last session to call it
+	inflight   map[string]map[uint64]flight  // upstream -> call -> who made it
+	lastUser   map[string]*mcp.ServerSession // upstream -> last session to call it
 	lastActive *mcp.ServerSession
 	progress   map[string]progressRoute // token sent upstream -> the client's
+}
+
+// flight is a request in flight to an upstream on behalf of a client
+// session: ctx is the context of the client's request it serves.
+type flight struct {
+	ss  *mcp.ServerSession
+	ctx context.Context
 }
 
 // progressRoute is where a progress notification from upstream goes.
 type progressRoute struct {
 	session *mcp.ServerSession
-	token   any // the client's own progress token
+	token   any             // the client's own progress token
+	ctx     context.Context // the client's request
+}
+
+// sendCtx is the context to send a message to a client session with: the
+// values of the client request it belongs to (over streamable HTTP the SDK
+// then sends it on that request's stream, where the client waits for it,
+// rather than on the standalone stream, which the client may not have
+// opened), and the cancellation of the upstream's handler context handler.
+// Values of handler are not kept: they describe the upstream's connection
+// (its request ids among them), not the client's. reqCtx may be nil.
+func sendCtx(handler, reqCtx context.Context) (context.Context, context.CancelFunc) {
+	base := context.Background()
+	if reqCtx != nil {
+		base = context.WithoutCancel(reqCtx)
+	}
+	ctx, cancel := context.WithCancel(base)
+	stop := context.AfterFunc(handler, cancel)
+	var stopReq func() bool
+	if reqCtx != nil {
+		stopReq = context.AfterFunc(reqCtx, cancel)
+	}
+	return ctx, func() {
+		stop()
+		if stopReq != nil {
+			stopReq()
+		}
+		cancel()
+	}
 }
 
 func newRelay(server func() *mcp.Server, log *slog.Logger) *relay {
 	return &relay{
 		server:   server,
 		log:      log,
-		inflight: map[string]map[uint64]*mcp.ServerSession{},
+		inflight: map[string]map[uint64]flight{},
 		lastUser: map[string]*mcp.ServerSession{},
 		progress: map[string]progressRoute{},
 	}
@@ -88,18 +123,18 @@ func (r *relay) active(ss *mcp.ServerSession) {
 	r.mu.Unlock()
 }
 
-// begin records a request of ss in flight to upstream up; the returned
-// function ends it.
-func (r *relay) begin(up string, ss *mcp.ServerSession) func() {
+// begin records a request of ss (made in ctx) in flight to upstream up;
+// the returned function ends it.
+func (r *relay) begin(up string, ss *mcp.ServerSession, ctx context.Context) func() {
 	r.mu.Lock()
 	r.seq++
 	id := r.seq
 	m := r.inflight[up]
 	if m == nil {
-		m = map[uint64]*mcp.ServerSession{}
+		m = map[uint64]flight{}
 		r.inflight[up] = m
 	}
-	m[id] = ss
+	m[id] = flight{ss, ctx}
 	r.lastUser[up] = ss
 	r.mu.Unlock()
 	return func() {
@@ -111,11 +146,11 @@ func (r *relay) begin(up string, ss *mcp.ServerSession) func() {
 
 // mapProgress replaces the client's progress token with one unique across
 // sessions, for the upstream; undo removes the mapping.
-func (r *relay) mapProgress(ss *mcp.ServerSession, token any) (upToken string, undo func()) {
+func (r *relay) mapProgress(ctx context.Context, ss *mcp.ServerSession, token any) (upToken string, undo func()) {
 	r.mu.Lock()
 	r.seq++
 	upToken = fmt.Sprintf("toolfold-%d", r.seq)
-	r.progress[upToken] = progressRoute{session: ss, token: token}
+	r.progress[upToken] = progressRoute{session: ss, token: token, ctx: ctx}
 	r.mu.Unlock()
 	return upToken, func() {
 		r.mu.Lock()
@@ -148,60 +183,62 @@ func (r *relay) live() map[*mcp.ServerSession]bool {
 }
 
 // target is the client session a server-to-client request from upstream up
-// goes to (steps 1, 3 and 4 above), or nil.
-func (r *relay) target(ctx context.Context, up string) *mcp.ServerSession {
-	ss, how := r.pick(ctx, up)
+// goes to (steps 1, 3 and 4 above), or nil; with the context of the client
+// request it belongs to, when known.
+func (r *relay) target(ctx context.Context, up string) (*mcp.ServerSession, context.Context) {
+	ss, reqCtx, how := r.pick(ctx, up)
 	if ss != nil {
 		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", ss.ID(), "by", how)
 	}
-	return ss
+	return ss, reqCtx
 }
 
-func (r *relay) pick(ctx context.Context, up string) (*mcp.ServerSession, string) {
+func (r *relay) pick(ctx context.Context, up string) (*mcp.ServerSession, context.Context, string) {
 	live := r.live()
 	if ss := sessionOf(ctx); ss != nil && live[ss] {
-		return ss, "context"
+		return ss, ctx, "context"
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var best *mcp.ServerSession
+	var best flight
 	var bestID uint64
-	for id, ss := range r.inflight[up] {
-		if live[ss] && id > bestID {
-			best, bestID = ss, id
+	for id, f := range r.inflight[up] {
+		if live[f.ss] && id > bestID {
+			best, bestID = f, id
 		}
 	}
-	if best != nil {
-		return best, "request in flight"
+	if best.ss != nil {
+		return best.ss, best.ctx, "request in flight"
 	}
 	if ss := r.lastUser[up]; ss != nil && live[ss] {
-		return ss, "last to use the upstream"
+		return ss, nil, "last to use the upstream"
 	}
 	if ss := r.lastActive; ss != nil && live[ss] {
-		return ss, "last active"
+		return ss, nil, "last active"
 	}
 	if len(live) == 1 {
 		for ss := range live {
-			return ss, "only session"
+			return ss, nil, "only session"
 		}
 	}
-	return nil, ""
+	return nil, nil, ""
 }
 
 // audience is where a log message from upstream up goes: the sessions with
-// a request in flight there, else every session.
-func (r *relay) audience(ctx context.Context, up string) []*mcp.ServerSession {
+// a request in flight there (each with that request's context), else every
+// session.
+func (r *relay) audience(ctx context.Context, up string) []flight {
 	live := r.live()
 	if ss := sessionOf(ctx); ss != nil && live[ss] {
-		return []*mcp.ServerSession{ss}
+		return []flight{{ss, ctx}}
 	}
 	r.mu.Lock()
 	seen := map[*mcp.ServerSession]bool{}
-	var out []*mcp.ServerSession
-	for _, ss := range r.inflight[up] {
-		if live[ss] && !seen[ss] {
-			seen[ss] = true
-			out = append(out, ss)
+	var out []flight
+	for _, f := range r.inflight[up] {
+		if live[f.ss] && !seen[f.ss] {
+			seen[f.ss] = true
+			out = append(out, f)
 		}
 	}
 	r.mu.Unlock()
@@ -209,7 +246,7 @@ func (r *relay) audience(ctx context.Context, up string) []*mcp.ServerSession {
 		return out
 	}
 	for ss := range live {
-		out = append(out, ss)
+		out = append(out, flight{ss: ss})
 	}
 	return out
 }
@@ -243,13 +280,13 @@ func (r *relay) trackMiddleware(up string) mcp.Middleware {
 			if ss == nil {
 				return next(ctx, method, req)
 			}
-			defer r.begin(up, ss)()
+			defer r.begin(up, ss, ctx)()
 			if p, ok := req.GetParams().(interface {
 				GetMeta() map[string]any
 				SetMeta(map[string]any)
 			}); ok && !isNilParams(p) {
 				if tok, has := p.GetMeta()["progressToken"]; has && tok != nil {
-					upTok, undo := r.mapProgress(ss, tok)
+					upTok, undo := r.mapProgress(ctx, ss, tok)
 					defer undo()
 					meta := make(map[string]any, len(p.GetMeta()))
 					for k, v := range p.GetMeta() {
