@@ -36,6 +36,7 @@ type mirror struct {
 	resources map[string]owned
 	templates map[string]owned
 	tools     map[string]owned
+	toolDefs  []*mcp.Tool // the upstream tools registered, as clients see them
 }
 
 // owned is a registered item: whose it is, and its definition's JSON.
@@ -330,6 +331,7 @@ func (m *mirror) applyTools(order []UpstreamStatus, always bool) {
 	}
 	names := exposeNames(items, always, reserved...)
 	want := map[string]owned{}
+	m.toolDefs = m.toolDefs[:0]
 	for i, it := range items {
 		cp := *defs[i]
 		cp.Name = names[i]
@@ -337,6 +339,7 @@ func (m *mirror) applyTools(order []UpstreamStatus, always bool) {
 			cp.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		want[names[i]] = owned{it, fingerprint(&cp)}
+		m.toolDefs = append(m.toolDefs, &cp)
 		if have, ok := m.tools[names[i]]; ok && have == want[names[i]] {
 			continue
 		}
@@ -344,6 +347,13 @@ func (m *mirror) applyTools(order []UpstreamStatus, always bool) {
 	}
 	f.p.server.RemoveTools(gone(m.tools, want)...)
 	m.tools = want
+}
+
+// exposedTools returns the upstream tools clients see directly.
+func (m *mirror) exposedTools() []*mcp.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*mcp.Tool(nil), m.toolDefs...)
 }
 
 // owner finds the upstream item behind an exposed prompt name, resource

@@ -256,6 +256,14 @@ func TestCollidingNamesAreNamespaced(t *testing.T) {
 	if !slices.Equal(tn, []string{"a__ask", "b__ask"}) {
 		t.Fatalf("tools: %v", tn)
 	}
+	var adv []string
+	for _, tool := range p.AdvertisedTools() { // what toolfold check shows
+		adv = append(adv, tool.Name)
+	}
+	slices.Sort(adv)
+	if !slices.Equal(adv, tn) {
+		t.Errorf("AdvertisedTools: %v, want what clients list: %v", adv, tn)
+	}
 	for _, n := range tn {
 		if len(n) > 64 || strings.ContainsAny(n, ":.") {
 			t.Errorf("name %q is not accepted by strict clients", n)

@@ -60,9 +60,13 @@ func (p *Proxy) advertise() {
 
 // AdvertisedTools returns the two tools as clients see them.
 func (p *Proxy) AdvertisedTools() []*mcp.Tool {
-	p.toolsMu.Lock()
-	defer p.toolsMu.Unlock()
-	return []*mcp.Tool{p.advertis[0], p.advertis[1]}
+	var out []*mcp.Tool
+	if p.exposesCode() {
+		p.toolsMu.Lock()
+		out = []*mcp.Tool{p.advertis[0], p.advertis[1]}
+		p.toolsMu.Unlock()
+	}
+	return append(out, p.fwd.mirror.exposedTools()...) // passthrough, hybrid (mirror.go)
 }
 
 // serverLine names each upstream with its purpose and tool count:
