@@ -208,13 +208,14 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 		}
 		params := *req.Params
 		params.Name = it.orig
-		params.Meta = hopMeta(params.Meta)
+		params.Meta = f.outMeta(ctx, params.Meta)
 		cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
 		defer cancel()
 		res, err := cs.GetPrompt(cctx, &params)
 		if err != nil {
 			return nil, f.upstreamErr(ctx, cctx, it.up, "prompts/get "+it.orig, err)
 		}
+		res.Meta = resultMeta(res.Meta)
 		return res, nil
 	}
 }
@@ -223,7 +224,7 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 // or hybrid). Failures are tool errors with the same messages scripts get.
 func (f *forwarder) callTool(it named) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		params := &mcp.CallToolParams{Meta: hopMeta(req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
+		params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
 		res, err := f.p.pool.callParams(ctx, it.up, params)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -235,6 +236,7 @@ func (f *forwarder) callTool(it named) mcp.ToolHandler {
 			}
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 		}
+		res.Meta = resultMeta(res.Meta)
 		return boundResult(res), nil
 	}
 }
@@ -261,13 +263,14 @@ func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp
 	}
 	params := *req.Params
 	params.URI = it.orig
-	params.Meta = hopMeta(params.Meta)
+	params.Meta = f.outMeta(ctx, params.Meta)
 	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
 	defer cancel()
 	res, err := cs.ReadResource(cctx, &params)
 	if err != nil {
 		return nil, f.upstreamErr(ctx, cctx, it.up, "resources/read", err)
 	}
+	res.Meta = resultMeta(res.Meta)
 	if it.orig != req.Params.URI {
 		for _, c := range res.Contents {
 			if c != nil && c.URI == it.orig {
@@ -432,7 +435,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 		return nil, err
 	}
 	params := *req.Params
-	params.Meta = hopMeta(params.Meta)
+	params.Meta = f.outMeta(ctx, params.Meta)
 	r := *ref
 	if r.Type == "ref/prompt" {
 		r.Name = it.orig
@@ -446,6 +449,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 	if err != nil {
 		return nil, f.upstreamErr(ctx, cctx, it.up, "completion/complete", err)
 	}
+	res.Meta = resultMeta(res.Meta)
 	return res, nil
 }
 
@@ -490,8 +494,9 @@ func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSess
 	if l == "" {
 		return
 	}
-	if init := cs.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
-		return
+	if init := cs.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil ||
+		init.ProtocolVersion >= "2026-07-28" {
+		return // 2026-07-28 has no logging/setLevel: outMeta puts the level in each request
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.timeout(up, false))
 	defer cancel()
@@ -570,6 +575,46 @@ func hopMeta(m mcp.Meta) mcp.Meta {
 			continue
 		}
 		out[k] = v
+	}
+	return out
+}
+
+// outMeta is hopMeta plus, when the client's request names no log level,
+// the level its session set with logging/setLevel: a 2026-07-28 upstream
+// takes the level from each request's _meta, not from logging/setLevel.
+func (f *forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
+	out := hopMeta(m)
+	ss := sessionOf(ctx)
+	if ss == nil {
+		return out
+	}
+	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
+		return out
+	}
+	f.mu.Lock()
+	l := f.levels[ss]
+	f.mu.Unlock()
+	if l == "" {
+		return out
+	}
+	if out == nil {
+		out = mcp.Meta{}
+	}
+	out[mcp.MetaKeyLogLevel] = string(l)
+	return out
+}
+
+// resultMeta is an upstream result's _meta as it goes to the client: the
+// protocol's per-hop keys (the upstream's serverInfo, ...) stay behind.
+func resultMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,7 +68,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		if ss == nil {
 			return nil, errNoClient("sampling/createMessage")
 		}
-		sctx, done := sendCtx(ctx, reqCtx)
+		sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
 		defer done()
 		return ss.CreateMessageWithTools(sctx, req.Params)
 	}
@@ -76,15 +77,15 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 	}
 	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 		if ss, reqCtx := r.target(ctx, up); ss != nil {
-			sctx, done := sendCtx(ctx, reqCtx)
+			sctx, done := f.sendCtx(ctx, ss, reqCtx, notifyTimeout)
 			defer done()
 			_ = ss.NotifyElicitationComplete(sctx, req.Params)
 		}
 	}
 	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-		for _, f := range r.audience(ctx, up) {
-			sctx, done := sendCtx(ctx, f.ctx)
-			_ = f.ss.Log(sctx, req.Params) // filtered by the session's own level
+		for _, fl := range r.audience(ctx, up) {
+			sctx, done := f.sendCtx(ctx, fl.ss, fl.ctx, notifyTimeout)
+			_ = fl.ss.Log(sctx, req.Params) // filtered by the session's own level
 			done()
 		}
 	}
@@ -95,7 +96,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		p := *req.Params
 		p.ProgressToken = pr.token
-		sctx, done := sendCtx(ctx, pr.ctx)
+		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, notifyTimeout)
 		defer done()
 		_ = pr.session.NotifyProgress(sctx, &p)
 	}
@@ -132,7 +133,7 @@ func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 			if ss == nil {
 				return nil, errNoClient("roots/list")
 			}
-			ctx, done := sendCtx(ctx, reqCtx)
+			ctx, done := f.sendCtx(ctx, ss, reqCtx, rootsTimeout)
 			defer done()
 			// The SDK cannot tell "roots":{} from no roots capability
 			// on the server side, so ask: a client without roots answers
@@ -198,7 +199,7 @@ func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitPar
 	if ss == nil {
 		return nil, errNoClient("elicitation/create")
 	}
-	sctx, done := sendCtx(ctx, reqCtx)
+	sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
 	defer done()
 	slot := &rawResult{}
 	res, err := ss.Elicit(context.WithValue(sctx, rawKey{}, slot), params)
@@ -239,5 +240,34 @@ func rawCapture() mcp.Middleware {
 			}
 			return res, err
 		}
+	}
+}
+
+// Bounds on what toolfold sends a client for an upstream. Sampling and
+// elicitation wait for a person, so they have none of their own.
+const (
+	notifyTimeout = 10 * time.Second // one notification
+	rootsTimeout  = 30 * time.Second // roots/list, which clients answer without asking anyone
+)
+
+// sendCtx is relay's sendCtx, also ended by the proxy's shutdown, by the
+// end of the client session, and after timeout (0: none): a client that
+// never answers must not hold the upstream's connection (whose Close waits
+// for its handlers) or the proxy's shutdown.
+func (f *forwarder) sendCtx(handler context.Context, ss *mcp.ServerSession, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, done := sendCtx(handler, reqCtx)
+	ctx, cancel := context.WithCancel(ctx)
+	stopLife := context.AfterFunc(f.p.life, cancel)
+	stopSess := context.AfterFunc(f.sessionAlive(ss), cancel)
+	var cancelT context.CancelFunc = func() {}
+	if timeout > 0 {
+		ctx, cancelT = context.WithTimeout(ctx, timeout)
+	}
+	return ctx, func() {
+		cancelT()
+		stopSess()
+		stopLife()
+		cancel()
+		done()
 	}
 }

@@ -25,7 +25,7 @@ const floodCount = 2000
 
 // runRogueUpstream answers initialize and tools/list, and tools/call by the
 // tool's name: "ok" answers, "hang" never does, "flood" sends floodCount
-// notifications first, "huge" answers with 3 MiB of text, "garbage" writes a
+// notifications first, "huge" answers with 1.5 MiB of text, "garbage" writes a
 // line that is not JSON, "die" exits mid-call.
 func runRogueUpstream(logPath string) {
 	in := bufio.NewScanner(os.Stdin)
@@ -80,7 +80,7 @@ func runRogueUpstream(logPath string) {
 				}
 				reply(text("flooded"))
 			case "huge":
-				reply(text(strings.Repeat("x", 3<<20)))
+				reply(text(strings.Repeat("x", 1536<<10)))
 			case "garbage":
 				out.WriteString("{this is not json\n")
 				out.Flush()
@@ -99,7 +99,7 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 	return config.Upstream{
 		Name: "rogue", Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testRogueEnv: log}, Cwd: os.TempDir(),
-		ConnectTimeout: 10 * time.Second, CallTimeout: 3 * time.Second,
+		ConnectTimeout: 10 * time.Second, CallTimeout: 5 * time.Second,
 	}, log
 }
 
@@ -107,7 +107,7 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 // answer in time, and the other upstream and other sessions are unaffected.
 func TestRogueUpstream(t *testing.T) {
 	setVar(t, &backoffMin, 50*time.Millisecond)
-	setVar(t, &maxForwardedResult, 1<<20)
+	setVar(t, &maxForwardedResult, 256<<10)
 	rogue, _ := rogueUpstream(t)
 	cfg := testConfig(rogue, stdioUpstream("calc"))
 	cfg.Expose.Mode = config.ExposePassthrough
@@ -119,9 +119,9 @@ func TestRogueUpstream(t *testing.T) {
 		tool string
 		want string // in the error or result text
 	}{
-		{"hang", "did not answer hang within 3s (call_timeout)"},
+		{"hang", "did not answer hang within 5s (call_timeout)"},
 		{"flood", "flooded"},
-		{"huge", "[toolfold: the upstream's result was 3.0 MiB, over the 1.0 MiB toolfold passes on"},
+		{"huge", "[toolfold: the upstream's result was 1.5 MiB, over the 256.0 KiB toolfold passes on"},
 		{"garbage", `upstream "rogue" sent a message that is not valid JSON while answering garbage`},
 		{"die", `upstream "rogue" is unavailable`},
 	} {
@@ -140,7 +140,7 @@ func TestRogueUpstream(t *testing.T) {
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("%s: got %.300q, want it to contain %q", tc.tool, got, tc.want)
 			}
-			if len(got) > 2<<20 {
+			if len(got) > 300<<10 {
 				t.Errorf("%s: %d bytes reached the client", tc.tool, len(got))
 			}
 			t.Logf("%s answered in %v: %.160q", tc.tool, time.Since(start).Round(time.Millisecond), got)
