@@ -35,6 +35,9 @@ func richServer(label string) *mcp.Server {
 	})
 	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
+		if strings.Contains(string(req.Params.Arguments), "wait") {
+			time.Sleep(300 * time.Millisecond) // for another session to become the last active
+		}
 		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: label + " working"})
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2})
@@ -291,5 +294,65 @@ func TestExposeNames(t *testing.T) {
 	hybrid := exposeNames([]named{{"a", "run_script"}}, false, "search_tools", "run_script")
 	if hybrid[0] != "a__run_script" {
 		t.Errorf("reserved: %q", hybrid)
+	}
+}
+
+// TestScriptCallsReachTheirSession: in code mode, an upstream tool called
+// from a script asks the session running the script for sampling,
+// elicitation and roots, even with another session connected.
+func TestScriptCallsReachTheirSession(t *testing.T) {
+	cfg := testConfig(httpUpstream(t, "a", richServer("a")))
+	p, _ := startProxy(t, cfg)
+	var la, lb clientLog
+	alice := richClient(t, p, "alice", &la)
+	bob := richClient(t, p, "bob", &lb)
+	go func() {
+		// bob becomes the last active session while alice's script runs,
+		// so only real attribution picks alice.
+		time.Sleep(100 * time.Millisecond)
+		_ = bob.Ping(context.Background(), nil)
+	}()
+	text, isErr := runLua(t, alice, `return tools.a.ask{wait = true}`)
+	if isErr || !strings.Contains(text, "sampled by alice|alice|file:///alice") {
+		t.Fatalf("script: %q (isError %v); want alice's answers", text, isErr)
+	}
+}
+
+// TestSessionsAreIsolated: each session gets only the log messages its
+// own level lets through, and resource updates only for its subscriptions.
+func TestSessionsAreIsolated(t *testing.T) {
+	up := richServer("a")
+	cfg := testConfig(httpUpstream(t, "a", up))
+	cfg.Expose.Mode = config.ExposePassthrough
+	p, _ := startProxy(t, cfg)
+	var la, lb clientLog
+	alice := richClient(t, p, "alice", &la)
+	bob := richClient(t, p, "bob", &lb)
+	ctx := context.Background()
+	if err := alice.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bob.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://doc"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range []*mcp.ClientSession{alice, bob} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://doc"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "alice's log and update", func() bool { return la.has("log:a working") && la.has("updated:test://doc") })
+	// bob's own ping round trip orders everything sent to him before it.
+	if err := bob.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if lb.has("log:a working") || lb.has("updated:test://doc") {
+		t.Errorf("bob (level error, no subscription) got %q", lb.got)
 	}
 }
