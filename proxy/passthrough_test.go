@@ -356,3 +356,41 @@ func TestSessionsAreIsolated(t *testing.T) {
 		t.Errorf("bob (level error, no subscription) got %q", lb.got)
 	}
 }
+
+// TestPassthroughToolListChanged: a tool an upstream adds reaches clients
+// of expose: passthrough with notifications/tools/list_changed.
+func TestPassthroughToolListChanged(t *testing.T) {
+	srv := newTestServer()
+	cfg := testConfig(httpUpstream(t, "remote", srv))
+	cfg.Expose.Mode = config.ExposePassthrough
+	p, _ := startProxy(t, cfg)
+	changed := make(chan struct{}, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := p.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mcp.AddTool(srv, &mcp.Tool{Name: "translate_klingon", Description: "Translate English text into Klingon."},
+		func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nuqneH"}}}, nil, nil
+		})
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/tools/list_changed")
+	}
+	waitFor(t, "the new tool", func() bool {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "translate_klingon", Arguments: map[string]any{"text": "hello"}})
+		return err == nil && !res.IsError && contentText(res.Content) == "nuqneH"
+	})
+}
