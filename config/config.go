@@ -20,6 +20,7 @@ type Config struct {
 	Telemetry Telemetry // OpenTelemetry exporters; without a section, nothing is exported
 	Search    Search    // search_tools' learning from use; the zero value: on, beside File
 	PII       PII       // tokenizing personal data and secrets; the zero value is the default (on)
+	Expose    Expose    // what clients see as tools, and how names are namespaced (expose.go)
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string
@@ -133,7 +134,7 @@ func Parse(filename string, data []byte, opts *LoadOptions) (*Config, error) {
 	if opts != nil && opts.LookupEnv != nil {
 		lookup = opts.LookupEnv
 	}
-	cfg := &Config{Sandbox: DefaultSandbox, Telemetry: Telemetry{ServiceName: DefaultServiceName}}
+	cfg := &Config{Sandbox: DefaultSandbox, Telemetry: Telemetry{ServiceName: DefaultServiceName}, Expose: DefaultExpose}
 	display := filename
 	if display == "" {
 		display = "<input>"

@@ -132,6 +132,7 @@ http:
 			Require: "degraded"},
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
+		Expose:    DefaultExpose,
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)

@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
 		"python", "node", "workspace_size", "require"}
@@ -48,6 +48,9 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.pii(f.val, &cfg.PII)
 			piiKey = f.key
 		default:
+			if d.exposeKey(f, &cfg.Expose) {
+				continue
+			}
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"
 		}
@@ -58,6 +61,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})
 	}
+	d.checkExpose(root, &cfg.Expose, cfg)
 }
 
 // upstreams decodes the "upstreams:" map, keeping file order.

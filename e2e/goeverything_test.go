@@ -10,8 +10,8 @@ import (
 )
 
 // startGoEverythingHTTP runs the Go SDK's everything-server over streamable HTTP on
-// a free loopback port and returns its URL.
-func startGoEverythingHTTP(t *testing.T) string {
+// a free loopback port, with extra flags (-stateless=false), and returns its URL.
+func startGoEverythingHTTP(t *testing.T, flags ...string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -19,7 +19,7 @@ func startGoEverythingHTTP(t *testing.T) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(needGoEverything(t), "-http", addr)
+	cmd := exec.Command(needGoEverything(t), append([]string{"-http", addr}, flags...)...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = exitGrace

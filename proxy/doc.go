@@ -32,6 +32,15 @@
 // request whose context goes upstream in params._meta; with the MCP duration
 // histograms and toolfold's counters. Options without providers cost nothing.
 //
+// Everything but tools passes through (forward.go): upstream prompts,
+// resources and templates are mirrored onto the server under collision-free
+// names (mirror.go, names.go), reads, gets, completion and subscriptions go
+// to their owner, and an upstream's sampling, elicitation, roots, log and
+// progress messages reach the client session that caused them (relay.go
+// explains the attribution). config's expose setting chooses the tools:
+// the two (code), every upstream tool (passthrough), or the two plus pinned
+// ones (hybrid).
+//
 // Errors come in two planes: malformed requests (a missing code, an unknown
 // detail level) are JSON-RPC invalid-params errors; everything the model can
 // fix by changing its script or query is an isError result whose text says

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
 	"io"
@@ -25,8 +26,11 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 		// Idle sessions are closed so that clients that vanish without a
 		// DELETE do not accumulate.
 		SessionTimeout: 30 * time.Minute,
+		// A 2026-07-28 request whose HTTP request ends is cancelled; older
+		// sessions are cancelled on DELETE (forward.go).
+		PropagateRequestCancellation: true,
 	})
-	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(h)
+	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(p.fwd.endOnDelete(h))
 	if token != "" {
 		mcpHandler = bearer(token, mcpHandler)
 	}
@@ -38,11 +42,13 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 	return mux
 }
 
+// bearer checks the token in constant time: both sides are hashed first,
+// so neither the content nor the length of the token leaks through timing.
 func bearer(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := sha256.Sum256([]byte("Bearer " + token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolfold"`)
 			http.Error(w, "missing or wrong bearer token (Authorization: Bearer <http.bearer_token>)", http.StatusUnauthorized)
 			return

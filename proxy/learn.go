@@ -189,18 +189,14 @@ func (l *learner) shapeStore() *index.Shapes {
 	return l.shapes
 }
 
-// sessionKey carries the client session of a run_script call to the
-// script's host.
-type sessionKey struct{}
-
-func withSession(ctx context.Context, session any) context.Context {
-	if session == nil {
-		return ctx
+// learnSession is the client session of ctx as the learner keys it: nil
+// (not a typed nil pointer) when there is none.
+func learnSession(ctx context.Context) any {
+	if ss := sessionOf(ctx); ss != nil {
+		return ss
 	}
-	return context.WithValue(ctx, sessionKey{}, session)
+	return nil
 }
-
-func sessionOf(ctx context.Context) any { return ctx.Value(sessionKey{}) }
 
 // learnDepth is how deep an earlier search must have found a tool for a
 // call to teach it.

@@ -44,6 +44,7 @@ type Proxy struct {
 	server  *mcp.Server
 	tel     *telemetry // nil when neither provider is set
 	pii     *piiState  // nil when PII rewriting is off (rewrite.go)
+	fwd     *forwarder // everything but tools, passed through (forward.go)
 
 	catalog   atomic.Pointer[index.Index]
 	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
@@ -101,12 +102,18 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, log)
 	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
+	p.fwd = newForwarder(p)
+	p.pool.setHooks(p.fwd)
 	p.catalog.Store(index.New(nil, p.serverInfos()))
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, &mcp.ServerOptions{
+	sopts := &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
-	})
+	}
+	p.fwd.serverOptions(sopts)
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
 	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel, p.pii)...)
+	p.server.AddReceivingMiddleware(p.fwd.middleware())
+	p.server.AddSendingMiddleware(rawCapture())
 	p.advertise()
 	return p
 }
@@ -117,8 +124,12 @@ const instructions = "The tools of several MCP servers are behind this proxy. Fi
 // Start connects every upstream in the background.
 func (p *Proxy) Start(ctx context.Context) { p.pool.Start(ctx) }
 
-// WaitReady waits until each upstream's first connection attempt is over.
-func (p *Proxy) WaitReady(ctx context.Context) { p.pool.WaitReady(ctx) }
+// WaitReady waits until each upstream's first connection attempt is over,
+// and the prompts and resources of those connected are listed.
+func (p *Proxy) WaitReady(ctx context.Context) {
+	p.pool.WaitReady(ctx)
+	p.fwd.mirror.waitIdle(ctx)
+}
 
 // Shutdown cancels every request in flight (scripts are killed, upstream
 // calls abandoned) and makes new ones fail at once. Serving functions then
@@ -167,6 +178,7 @@ func (p *Proxy) refresh() {
 	p.catalog.Store(index.New(tools, p.serverInfos()))
 	p.advertise()
 	p.refreshDone = covered
+	p.fwd.refreshed()
 }
 
 func (p *Proxy) serverInfos() []index.ServerInfo {

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(testLegacyEnv); path != "" {
 		runLegacyUpstream(path)
 	}
+	if path := os.Getenv(testRogueEnv); path != "" {
+		runRogueUpstream(path)
+	}
 	os.Exit(m.Run())
 }
 

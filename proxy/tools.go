@@ -27,6 +27,9 @@ var (
 // advertise (re)registers search_tools and run_script when their
 // descriptions changed; the SDK then notifies clients (tools/list_changed).
 func (p *Proxy) advertise() {
+	if !p.exposesCode() {
+		return
+	}
 	p.toolsMu.Lock()
 	defer p.toolsMu.Unlock()
 	servers := p.serverLine()
@@ -59,9 +62,13 @@ func (p *Proxy) advertise() {
 
 // AdvertisedTools returns the two tools as clients see them.
 func (p *Proxy) AdvertisedTools() []*mcp.Tool {
-	p.toolsMu.Lock()
-	defer p.toolsMu.Unlock()
-	return []*mcp.Tool{p.advertis[0], p.advertis[1]}
+	var out []*mcp.Tool
+	if p.exposesCode() {
+		p.toolsMu.Lock()
+		out = []*mcp.Tool{p.advertis[0], p.advertis[1]}
+		p.toolsMu.Unlock()
+	}
+	return append(out, p.fwd.mirror.exposedTools()...) // passthrough, hybrid (mirror.go)
 }
 
 // serverLineBudget bounds the server list in search_tools' description,
@@ -249,7 +256,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 		return "", false, ctx.Err()
 	}
 	ctx, span := p.tel.startScript(ctx, lang, code)
-	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
+	host := &scriptHost{p: p, lang: lang, session: learnSession(ctx)}
 	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
 		Require: sandbox.Require(p.cfg.Sandbox.Require)}, host)
 	p.tel.endScript(ctx, span, lang, res, err)

@@ -49,7 +49,8 @@ type upstream struct {
 	log      *slog.Logger
 	tel      *telemetry // nil: no telemetry
 	version  string
-	onChange func() // called after tools or state change; must not block long
+	onChange func()        // called after tools or state change; must not block long
+	hooks    upstreamHooks // passthrough handlers (forward_upstream.go); nil: none
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -139,13 +140,11 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	defer cancel()
 	start := time.Now()
 	tr, stdio := u.transport()
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, &mcp.ClientOptions{
+	opts := &mcp.ClientOptions{
 		Logger: u.log,
-		// No roots capability: the SDK would otherwise advertise roots and
-		// answer roots/list with an empty list, and servers such as
-		// server-filesystem replace their configured directories with the
-		// client's roots. Passing the real client's roots through is the
-		// passthrough issue's work.
+		// No roots capability by default: the SDK would otherwise
+		// advertise roots and answer roots/list with an empty list. The
+		// hooks declare roots and answer with the real client's.
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -153,8 +152,15 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 			default:
 			}
 		},
-	})
+	}
+	if u.hooks != nil {
+		u.hooks.clientOptions(u.cfg.Name, opts)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, opts)
 	client.AddSendingMiddleware(upstreamChain(u.log, u.tel, u.cfg)...)
+	if u.hooks != nil {
+		u.hooks.clientCreated(u.cfg.Name, client)
+	}
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
 		err = u.explain("connect", ctx, err, stdio)
@@ -302,6 +308,19 @@ func (u *upstream) close() {
 
 // call invokes one tool with the call timeout.
 func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	params := &mcp.CallToolParams{Name: tool}
+	if len(args) > 0 && string(args) != "null" {
+		params.Arguments = args
+	} else {
+		params.Arguments = json.RawMessage("{}")
+	}
+	return u.callParams(ctx, params)
+}
+
+// callParams is call with the request's params as the client sent them
+// (passthrough keeps _meta, such as a progress token).
+func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	tool := params.Name
 	u.mu.Lock()
 	cs, state, err := u.cs, u.state, u.err
 	u.mu.Unlock()
@@ -314,12 +333,6 @@ func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) 
 	}
 	cctx, cancel := context.WithTimeout(ctx, u.cfg.CallTimeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: tool}
-	if len(args) > 0 && string(args) != "null" {
-		params.Arguments = args
-	} else {
-		params.Arguments = json.RawMessage("{}")
-	}
 	res, err := cs.CallTool(cctx, params)
 	switch {
 	case err == nil:
@@ -330,6 +343,8 @@ func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) 
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
 	case disconnected(err):
 		return nil, &UnavailableError{Server: u.cfg.Name, Reason: "disconnected during the call"}
+	case malformed(err):
+		return nil, fmt.Errorf("upstream %q sent a message that is not valid JSON while answering %s (%v); the upstream is faulty, retry or report it to its authors", u.cfg.Name, tool, err)
 	}
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
 }

@@ -228,7 +228,7 @@ func (w *workspaces) overLimit(dir string) error {
 // watching its size; with no session, in a fresh directory of the
 // sandbox's.
 func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
-	ss, _ := sessionOf(ctx).(*mcp.ServerSession)
+	ss := sessionOf(ctx)
 	if ss == nil {
 		return r.Run(ctx, req, host)
 	}

@@ -34,8 +34,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	if addr == "" {
 		addr = cfg.HTTP.Addr
 	}
+	token := proxy.BearerToken(cfg.HTTP.BearerToken, os.Getenv)
 	if addr != "" {
-		if err := proxy.CheckListenAddr(addr, cfg.HTTP.BearerToken); err != nil {
+		if err := proxy.CheckListenAddr(addr, token); err != nil {
 			return fail(stderr, "%v", err)
 		}
 	}
@@ -68,7 +69,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
 		err = p.ServeStdio(ctx)
 	} else {
-		err = serveHTTP(ctx, p, addr, cfg.HTTP.BearerToken, log, stderr)
+		err = serveHTTP(ctx, p, addr, token, log, stderr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("serve ended", "err", err)

@@ -1,0 +1,325 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+)
+
+// forwarder makes toolfold transparent for everything but tools: prompts,
+// resources (read, templates, subscriptions), completion, logging,
+// progress, cancellation, and the upstreams' requests to the client
+// (sampling, elicitation, roots). Names are mapped by the mirror
+// (mirror.go, names.go); messages from upstreams are routed to client
+// sessions by the relay (relay.go).
+//
+// Cancellation needs no code of its own: a client's notifications/cancelled
+// cancels the handler's context, the go-sdk client then sends
+// notifications/cancelled upstream; an upstream's cancellation of its own
+// request cancels the context toolfold's client handler runs with, which
+// the server side passes on to the client the same way. Ping is answered
+// by the SDK on each side.
+type forwarder struct {
+	p      *Proxy
+	relay  *relay
+	mirror *mirror
+
+	mu      sync.Mutex
+	clients map[string]*mcp.Client                  // upstream -> its current client, for roots notifications
+	subs    map[named]*subscription                 // upstream subscriptions, shared by the client sessions
+	levels  map[*mcp.ServerSession]mcp.LoggingLevel // each session's logging/setLevel
+	alive   map[*mcp.ServerSession]sessionLife      // ends when the session does
+}
+
+// subscription is one upstream resource subscription.
+type subscription struct {
+	count   int    // client subscriptions through toolfold
+	exposed string // the URI clients used, for notifications/resources/updated
+}
+
+func newForwarder(p *Proxy) *forwarder {
+	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{},
+		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}, alive: map[*mcp.ServerSession]sessionLife{}}
+	f.relay = newRelay(func() *mcp.Server { return p.server }, p.log.With("component", "relay"))
+	f.mirror = newMirror(f)
+	return f
+}
+
+// serverOptions declares what toolfold serves clients. The capabilities
+// are fixed at initialize, before every upstream has connected, so they
+// are all declared: with no upstream offering prompts the list is empty.
+func (f *forwarder) serverOptions(o *mcp.ServerOptions) {
+	o.Capabilities = &mcp.ServerCapabilities{
+		Logging:     &mcp.LoggingCapabilities{},
+		Tools:       &mcp.ToolCapabilities{ListChanged: true},
+		Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+		Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+		Completions: &mcp.CompletionCapabilities{},
+	}
+	o.SubscribeHandler = f.subscribe
+	o.UnsubscribeHandler = f.unsubscribe
+	o.CompletionHandler = f.complete
+	o.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { f.notifyRootsChanged() }
+	o.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
+		// A client that declares roots brings them to the upstreams.
+		if ip := req.Session.InitializeParams(); ip != nil && ip.Capabilities != nil && ip.Capabilities.Roots.ListChanged {
+			f.notifyRootsChanged()
+		}
+	}
+}
+
+// middleware is the innermost client-facing middleware: it records the
+// session in the context (for attribution) and serves the methods the
+// SDK's own handlers cannot: resources/read of any URI an upstream serves,
+// not only listed ones, and logging/setLevel, which also reaches upstreams.
+func (f *forwarder) middleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if ss != nil {
+				ctx = withSession(ctx, ss)
+				f.relay.active(ss)
+				// A session that ends (an HTTP client's DELETE, a
+				// dropped connection, the idle timeout) cancels what it
+				// still has running: upstream requests and scripts.
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				defer context.AfterFunc(f.sessionAlive(ss), cancel)()
+			}
+			switch method {
+			case "resources/read":
+				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+					return f.read(ctx, r)
+				}
+			case "logging/setLevel":
+				res, err := next(ctx, method, req)
+				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && ss != nil && r.Params != nil {
+					f.setLevel(ctx, ss, r.Params.Level)
+				}
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// sessionAlive is a context that ends when the client session does; the
+// session's bookkeeping goes with it.
+func (f *forwarder) sessionAlive(ss *mcp.ServerSession) context.Context {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if l, ok := f.alive[ss]; ok {
+		return l.ctx
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.alive[ss] = sessionLife{ctx, cancel}
+	go func() {
+		_ = ss.Wait()
+		cancel()
+		f.mu.Lock()
+		delete(f.alive, ss)
+		delete(f.levels, ss)
+		f.mu.Unlock()
+		f.relay.forget(ss)
+	}()
+	return ctx
+}
+
+// sessionLife is the context of one client session's life.
+type sessionLife struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// ended cancels what the session with this id has running. The SDK waits
+// for a closing session's handlers to return before it counts the session
+// as ended, and does not cancel them: an HTTP DELETE would otherwise leave
+// its requests (and their upstream calls and scripts) running to their
+// timeouts.
+func (f *forwarder) ended(id string) {
+	if id == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ss, l := range f.alive {
+		if ss.ID() == id {
+			l.cancel()
+		}
+	}
+}
+
+// endOnDelete wraps the streamable HTTP handler: a DELETE of a session
+// cancels its requests in flight before the SDK closes it.
+func (f *forwarder) endOnDelete(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			f.ended(r.Header.Get("Mcp-Session-Id"))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// timeout is the limit on one forwarded request to up: call_timeout for
+// calls and reads, connect_timeout for listings.
+func (f *forwarder) timeout(up string, call bool) time.Duration {
+	for _, u := range f.p.cfg.Upstreams {
+		if u.Name == up {
+			if call {
+				return u.CallTimeout
+			}
+			return u.ConnectTimeout
+		}
+	}
+	return 2 * time.Minute
+}
+
+// upstreamErr turns a failed forwarded request into what the client gets.
+func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case cctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", up, what, f.timeout(up, true))
+	case isUnavailable(err):
+		return err
+	case disconnected(err):
+		return &UnavailableError{Server: up, Reason: "disconnected during the request"}
+	}
+	return err // a JSON-RPC error from the upstream passes through as it is
+}
+
+// getPrompt forwards prompts/get for one upstream prompt.
+func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		cs, err := f.p.pool.session(it.up)
+		if err != nil {
+			return nil, err
+		}
+		params := *req.Params
+		params.Name = it.orig
+		params.Meta = f.outMeta(ctx, params.Meta)
+		cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+		defer cancel()
+		res, err := cs.GetPrompt(cctx, &params)
+		if err != nil {
+			return nil, f.upstreamErr(ctx, cctx, it.up, "prompts/get "+it.orig, err)
+		}
+		res.Meta = resultMeta(res.Meta)
+		return res, nil
+	}
+}
+
+// callTool forwards tools/call for one upstream tool (expose: passthrough
+// or hybrid). Failures are tool errors with the same messages scripts get.
+func (f *forwarder) callTool(it named) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
+		res, err := f.p.pool.callParams(ctx, it.up, params)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var werr *jsonrpc.Error
+			if asWire(err, &werr) {
+				return nil, werr
+			}
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		res.Meta = resultMeta(res.Meta)
+		return boundResult(res), nil
+	}
+}
+
+// complete forwards completion/complete to the owner of the prompt or
+// resource template it is about.
+func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ref := req.Params.Ref
+	var it named
+	var ok bool
+	switch ref.Type {
+	case "ref/prompt":
+		it, ok = f.mirror.owner("prompt", ref.Name)
+	case "ref/resource":
+		if it, ok = f.mirror.owner("template", ref.URI); !ok {
+			var err error
+			if it, err = f.route(ref.URI); err == nil {
+				ok = true
+			}
+		}
+	}
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: no upstream offers %s %q", ref.Type, ref.Name+ref.URI)}
+	}
+	cs, err := f.p.pool.session(it.up)
+	if err != nil {
+		return nil, err
+	}
+	params := *req.Params
+	params.Meta = f.outMeta(ctx, params.Meta)
+	r := *ref
+	if r.Type == "ref/prompt" {
+		r.Name = it.orig
+	} else {
+		r.URI = it.orig
+	}
+	params.Ref = &r
+	cctx, cancel := context.WithTimeout(ctx, f.timeout(it.up, true))
+	defer cancel()
+	res, err := cs.Complete(cctx, &params)
+	if err != nil {
+		return nil, f.upstreamErr(ctx, cctx, it.up, "completion/complete", err)
+	}
+	res.Meta = resultMeta(res.Meta)
+	return res, nil
+}
+
+// sessionStarted restores on a new upstream session what clients set up
+// through the old one: the logging level and the resource subscriptions.
+func (f *forwarder) sessionStarted(ctx context.Context, up string, cs *mcp.ClientSession) {
+	f.sendLevel(ctx, up, cs, f.currentLevel())
+	f.mu.Lock()
+	var uris []string
+	for it := range f.subs {
+		if it.up == up {
+			uris = append(uris, it.orig)
+		}
+	}
+	f.mu.Unlock()
+	for _, u := range uris {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
+			f.p.log.Warn("re-subscribing after a reconnect failed", "upstream", up, "uri", u, "err", err)
+		}
+	}
+}
+
+// safely runs a registration that the SDK may refuse by panicking (an
+// upstream's invalid URI, template or schema): the item is skipped and
+// logged, the rest go on.
+func safely(log *slog.Logger, what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Warn("an upstream's item is invalid and not offered to clients", "item", what, "err", r, "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
+}
+
+// refreshed follows a pool change: upstream tools (passthrough, hybrid)
+// are re-registered now, and upstreams with a new session re-listed.
+func (f *forwarder) refreshed() {
+	f.mirror.mu.Lock()
+	always := f.p.cfg.Expose.Namespace == config.NamespaceAlways
+	f.mirror.applyTools(f.p.pool.Status(), always)
+	f.mirror.mu.Unlock()
+	f.mirror.sessionChanged()
+}

@@ -1,0 +1,135 @@
+package proxy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Logging levels and _meta across the hop between a client and an upstream.
+
+// logLevels orders MCP logging levels, most verbose first.
+var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelRank(l mcp.LoggingLevel) int {
+	for i, v := range logLevels {
+		if v == l {
+			return i
+		}
+	}
+	return len(logLevels)
+}
+
+// setLevel records a session's level and sets every upstream to the most
+// verbose level any live session asked for; each session still gets only
+// what its own level lets through (ServerSession.Log filters).
+func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, l mcp.LoggingLevel) {
+	live := f.relay.live()
+	f.mu.Lock()
+	f.levels[ss] = l
+	var min mcp.LoggingLevel
+	for s, lv := range f.levels {
+		if !live[s] {
+			delete(f.levels, s)
+			continue
+		}
+		if min == "" || levelRank(lv) < levelRank(min) {
+			min = lv
+		}
+	}
+	f.mu.Unlock()
+	for _, s := range f.p.pool.Status() {
+		if cs, err := f.p.pool.session(s.Name); err == nil {
+			f.sendLevel(ctx, s.Name, cs, min)
+		}
+	}
+}
+
+func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSession, l mcp.LoggingLevel) {
+	if l == "" {
+		return
+	}
+	if init := cs.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil ||
+		init.ProtocolVersion >= "2026-07-28" {
+		return // 2026-07-28 has no logging/setLevel: outMeta puts the level in each request
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.timeout(up, false))
+	defer cancel()
+	if err := cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: l}); err != nil {
+		f.p.log.Warn("forwarding logging/setLevel failed", "upstream", up, "err", err)
+	}
+}
+
+// currentLevel is the most verbose level a live session asked for.
+func (f *forwarder) currentLevel() mcp.LoggingLevel {
+	live := f.relay.live()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var min mcp.LoggingLevel
+	for s, lv := range f.levels {
+		if live[s] && (min == "" || levelRank(lv) < levelRank(min)) {
+			min = lv
+		}
+	}
+	return min
+}
+
+// hopMeta is a client's _meta as it goes upstream: the protocol's per-hop
+// keys (io.modelcontextprotocol/protocolVersion, clientInfo, ... of the
+// 2026-07-28 protocol) describe the client's connection to toolfold, not
+// toolfold's to the upstream, so they stay behind; the log level a request
+// asks for, the progress token and everything else go on.
+func hopMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") && k != mcp.MetaKeyLogLevel {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// outMeta is hopMeta plus, when the client's request names no log level,
+// the level its session set with logging/setLevel: a 2026-07-28 upstream
+// takes the level from each request's _meta, not from logging/setLevel.
+func (f *forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
+	out := hopMeta(m)
+	ss := sessionOf(ctx)
+	if ss == nil {
+		return out
+	}
+	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
+		return out
+	}
+	f.mu.Lock()
+	l := f.levels[ss]
+	f.mu.Unlock()
+	if l == "" {
+		return out
+	}
+	if out == nil {
+		out = mcp.Meta{}
+	}
+	out[mcp.MetaKeyLogLevel] = string(l)
+	return out
+}
+
+// resultMeta is an upstream result's _meta as it goes to the client: the
+// protocol's per-hop keys (the upstream's serverInfo, ...) stay behind.
+func resultMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			out[k] = v
+		}
+	}
+	return out
+}

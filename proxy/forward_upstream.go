@@ -1,0 +1,278 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// upstreamHooks lets the proxy extend each upstream's client before it
+// connects: the handlers that pass the upstream's requests and
+// notifications on to client sessions.
+type upstreamHooks interface {
+	clientOptions(up string, o *mcp.ClientOptions)
+	clientCreated(up string, c *mcp.Client)
+}
+
+// setHooks installs hooks on every upstream; call before Start.
+func (p *Pool) setHooks(h upstreamHooks) {
+	for _, u := range p.ups {
+		u.hooks = h
+	}
+}
+
+// session is the upstream's live session, or an *UnavailableError.
+func (p *Pool) session(server string) (*mcp.ClientSession, error) {
+	u, ok := p.byName[server]
+	if !ok {
+		return nil, fmt.Errorf("no upstream named %q", server)
+	}
+	u.mu.Lock()
+	cs, state, err := u.cs, u.state, u.err
+	u.mu.Unlock()
+	if cs == nil {
+		reason := state
+		if err != nil {
+			reason = err.Error()
+		}
+		return nil, &UnavailableError{Server: server, Reason: reason}
+	}
+	return cs, nil
+}
+
+// errNoClient is returned to an upstream whose request no client session
+// can answer.
+func errNoClient(method string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("toolfold has no connected client session to pass %s to; retry once a client is connected", method)}
+}
+
+// clientOptions advertises to the upstream what clients of toolfold can
+// do — sampling, elicitation and roots — and passes every such request,
+// and the upstream's notifications, to the client session that caused them
+// (see relay.go). A client that lacks the capability answers with an error,
+// which goes back to the upstream.
+func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
+	r := f.relay
+	o.Capabilities = &mcp.ClientCapabilities{
+		RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}
+	o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		ss, reqCtx := r.target(ctx, up)
+		if ss == nil {
+			return nil, errNoClient("sampling/createMessage")
+		}
+		sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
+		defer done()
+		res, err := ss.CreateMessageWithTools(sctx, f.p.pii.samplingFor(ss, up, req.Params))
+		f.p.pii.samplingBack(ss, res)
+		return res, err
+	}
+	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return f.elicit(ctx, up, req.Params)
+	}
+	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+		if ss, reqCtx := r.target(ctx, up); ss != nil {
+			sctx, done := f.sendCtx(ctx, ss, reqCtx, notifyTimeout)
+			defer done()
+			_ = ss.NotifyElicitationComplete(sctx, req.Params)
+		}
+	}
+	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+		for _, fl := range r.audience(ctx, up) {
+			sctx, done := f.sendCtx(ctx, fl.ss, fl.ctx, notifyTimeout)
+			_ = fl.ss.Log(sctx, f.p.pii.logFor(fl.ss, up, req.Params)) // filtered by the session's own level
+			done()
+		}
+	}
+	o.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		pr, ok := r.progressFor(req.Params.ProgressToken)
+		if !ok {
+			return // a token toolfold did not send: nobody to tell
+		}
+		p := *req.Params
+		p.ProgressToken = pr.token
+		f.p.pii.progressFor(pr.session, up, &p)
+		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, notifyTimeout)
+		defer done()
+		_ = pr.session.NotifyProgress(sctx, &p)
+	}
+	o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { f.mirror.kick(up) }
+	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { f.mirror.kick(up) }
+	o.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		f.resourceUpdated(ctx, up, req.Params)
+	}
+}
+
+// clientCreated keeps the upstream's client (to notify it of roots
+// changes) and answers its roots/list with the client session's roots.
+func (f *forwarder) clientCreated(up string, c *mcp.Client) {
+	f.mu.Lock()
+	f.clients[up] = c
+	f.mu.Unlock()
+	// Outermost on the upstream edge: records which client session each
+	// request is for, and maps its progress token (relay.go).
+	c.AddSendingMiddleware(f.relay.trackMiddleware(up))
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "elicitation/create" {
+				// Before the SDK's own checks of the requested schema,
+				// which refuse schemas newer than it knows: toolfold
+				// passes the request on as it is, for the client to judge.
+				if r, ok := req.(*mcp.ElicitRequest); ok && r.Params != nil {
+					return f.elicit(ctx, up, r.Params)
+				}
+			}
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			ss, reqCtx := f.relay.target(ctx, up)
+			if ss == nil {
+				return nil, errNoClient("roots/list")
+			}
+			ctx, done := f.sendCtx(ctx, ss, reqCtx, rootsTimeout)
+			defer done()
+			// The SDK cannot tell "roots":{} from no roots capability
+			// on the server side, so ask: a client without roots answers
+			// with an error, which goes back to the upstream.
+			res, err := ss.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+	})
+}
+
+// notifyRootsChanged tells every upstream that the client's roots changed,
+// so that those that use roots ask for them again (through roots/list
+// above). The go-sdk client sends notifications/roots/list_changed when its
+// own root list changes; toolfold answers roots/list itself, so touching a
+// placeholder root is only the way to send the notification.
+func (f *forwarder) notifyRootsChanged() {
+	f.mu.Lock()
+	clients := make([]*mcp.Client, 0, len(f.clients))
+	for _, c := range f.clients {
+		clients = append(clients, c)
+	}
+	f.mu.Unlock()
+	for _, c := range clients {
+		c.AddRoots(&mcp.Root{URI: "toolfold://roots", Name: "placeholder; toolfold answers roots/list from the client"})
+	}
+}
+
+// isUnavailable reports an upstream that is not connected.
+func isUnavailable(err error) bool {
+	var ue *UnavailableError
+	return errors.As(err, &ue)
+}
+
+// has reports a configured upstream name.
+func (p *Pool) has(server string) bool {
+	_, ok := p.byName[server]
+	return ok
+}
+
+// callParams invokes server's tool with params as given.
+func (p *Pool) callParams(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	u, ok := p.byName[server]
+	if !ok {
+		return nil, fmt.Errorf("no upstream named %q", server)
+	}
+	return u.callParams(ctx, params)
+}
+
+// asWire finds a JSON-RPC error from the upstream in err's chain.
+func asWire(err error, target **jsonrpc.Error) bool { return errors.As(err, target) }
+
+// elicit passes an upstream's elicitation/create to its client session and
+// the answer back unchanged. ServerSession.Elicit checks the answer against
+// the requested schema with the SDK's notion of elicitation schemas; when
+// that check, not the client, refuses, the client's answer (captured by
+// rawCapture on the way in) is what the upstream gets: judging it is the
+// upstream's business.
+func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	ss, reqCtx := f.relay.target(ctx, up)
+	if ss == nil {
+		return nil, errNoClient("elicitation/create")
+	}
+	sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
+	defer done()
+	slot := &rawResult{}
+	res, err := ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitFor(ss, up, params))
+	if err != nil {
+		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
+			f.p.pii.elicitBack(ss, raw)
+			return raw, nil
+		}
+		return nil, err
+	}
+	f.p.pii.elicitBack(ss, res)
+	return res, nil
+}
+
+// rawResult holds the result of a request toolfold sent to a client, as it
+// arrived, before the SDK's checks.
+type rawResult struct {
+	mu  sync.Mutex
+	res mcp.Result
+}
+
+func (r *rawResult) get() mcp.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.res
+}
+
+type rawKey struct{}
+
+// rawCapture is a sending middleware of the client-facing server: it
+// stores each result in the rawResult its context carries, if any.
+func rawCapture() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if slot, ok := ctx.Value(rawKey{}).(*rawResult); ok && err == nil {
+				slot.mu.Lock()
+				slot.res = res
+				slot.mu.Unlock()
+			}
+			return res, err
+		}
+	}
+}
+
+// Bounds on what toolfold sends a client for an upstream. Sampling and
+// elicitation wait for a person, so they have none of their own.
+const (
+	notifyTimeout = 10 * time.Second // one notification
+	rootsTimeout  = 30 * time.Second // roots/list, which clients answer without asking anyone
+)
+
+// sendCtx is relay's sendCtx, also ended by the proxy's shutdown, by the
+// end of the client session, and after timeout (0: none): a client that
+// never answers must not hold the upstream's connection (whose Close waits
+// for its handlers) or the proxy's shutdown.
+func (f *forwarder) sendCtx(handler context.Context, ss *mcp.ServerSession, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, done := sendCtx(handler, reqCtx)
+	ctx, cancel := context.WithCancel(ctx)
+	stopLife := context.AfterFunc(f.p.life, cancel)
+	stopSess := context.AfterFunc(f.sessionAlive(ss), cancel)
+	var cancelT context.CancelFunc = func() {}
+	if timeout > 0 {
+		ctx, cancelT = context.WithTimeout(ctx, timeout)
+	}
+	return ctx, func() {
+		cancelT()
+		stopSess()
+		stopLife()
+		cancel()
+		done()
+	}
+}
