@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolfold/toolfold/sandbox"
 	"io"
 	"log/slog"
 	"net"
@@ -156,7 +157,7 @@ func (e *env) startProxy(ctx context.Context, path string, want int) (*proxy.Pro
 	if err != nil {
 		return nil, nil, err
 	}
-	p := proxy.New(cfg, &proxy.Options{Logger: e.log.With("component", "proxy"), Version: "bench"})
+	p := proxy.New(cfg, &proxy.Options{Logger: e.log.With("component", "proxy"), Version: "bench", Runners: e.runners(cfg)})
 	p.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	p.WaitReady(wctx)
@@ -215,3 +216,22 @@ func serveReplay(servers []replay.Server) (base string, stop func(), err error) 
 
 // errWrong marks a scenario whose answer was wrong.
 var errWrong = errors.New("wrong answer")
+
+// runners are the script languages measured: Lua, and Python and
+// JavaScript where their interpreter works on this host (as toolfold serve
+// offers them).
+func (e *env) runners(cfg *config.Config) []sandbox.Runner {
+	log := e.log.With("component", "sandbox")
+	rs := []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log})}
+	if py, err := sandbox.NewPython(&sandbox.InterpreterOptions{Path: cfg.Sandbox.Python, Logger: log}); err == nil {
+		rs = append(rs, py)
+	} else {
+		e.progress("python not measured: %v", err)
+	}
+	if js, err := sandbox.NewJavaScript(&sandbox.InterpreterOptions{Path: cfg.Sandbox.Node, Logger: log}); err == nil {
+		rs = append(rs, js)
+	} else {
+		e.progress("javascript not measured: %v", err)
+	}
+	return rs
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -90,7 +91,12 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		}
 		return err
 	}})
-	cases = append(cases, e.passthroughCase(calls))
+	pt, stopPT, err := e.passthroughCase(ctx, calls)
+	if err != nil {
+		return err
+	}
+	defer stopPT()
+	cases = append(cases, pt)
 	cases = append(cases, latencyCase{name: "run_script, one echo call (in-process toolfold)", n: runs, call: func(ctx context.Context) error {
 		return e.runOK(ctx, echoScript, "lua")
 	}})
@@ -136,20 +142,37 @@ var trivialScripts = map[string]string{
 }
 
 // passthroughCase times a plain tools/call of everything's echo through
-// toolfold's client-facing server (passthrough mode).
-//
-// PASSTHROUGH: passthrough mode is being built elsewhere and is not on
-// this branch. Once it is merged, replace the body with
-//
-//	return latencyCase{name: "passthrough: client → toolfold → echo", n: n, call: func(ctx context.Context) error {
-//		_, err := e.pc.call(ctx, "<the echo tool's name as passthrough advertises it>", echoArgs)
-//		return err
-//	}}
-//
-// (e.pc is a client of the in-process toolfold on the sample config; use
-// the binary's client from latency() for the stdio figure.)
-func (e *env) passthroughCase(n int) latencyCase {
-	return latencyCase{name: "passthrough: client → toolfold → echo", note: "passthrough mode is not on this branch yet: fill passthroughCase in internal/bench/latency.go"}
+// an in-process toolfold in passthrough mode (expose: passthrough), in
+// front of its own everything server: the direct row's call, plus toolfold.
+// The caller runs stop when the measurements are done.
+func (e *env) passthroughCase(ctx context.Context, n int) (c latencyCase, stop func(), err error) {
+	var ups []upstream
+	for _, u := range e.sample {
+		if u.Name == "everything" {
+			ups = append(ups, u)
+		}
+	}
+	path := filepath.Join(e.work, "passthrough.yaml")
+	if err := writeConfig(path, ups); err != nil {
+		return c, nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, nil, err
+	}
+	b = []byte(strings.TrimSuffix(string(b), "}\n") + `, "expose": "passthrough"}` + "\n")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return c, nil, err
+	}
+	p, pc, err := e.startProxy(ctx, path, len(ups))
+	if err != nil {
+		return c, nil, fmt.Errorf("passthrough: %w", err)
+	}
+	stop = func() { pc.Close(); p.Close() }
+	return latencyCase{name: "passthrough: client → toolfold → echo (in-process toolfold)", n: n, call: func(ctx context.Context) error {
+		_, err := pc.call(ctx, "echo", echoArgs)
+		return err
+	}}, stop, nil
 }
 
 // runOK runs a script in-process and fails unless it succeeded.
