@@ -168,11 +168,13 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 	go c.watchExit()
 	err = applyRlimits(c.pid, lim, ic != nil)
 	if err == nil && ic != nil {
-		err = ic.begin(c.pid, cmd.ExtraFiles[2])
+		err = ic.begin(c.pid, cmd.ExtraFiles[2:])
 	}
 	if err != nil {
 		if ic != nil {
-			cmd.ExtraFiles[2].Close()
+			for _, f := range cmd.ExtraFiles[2:] {
+				f.Close()
+			}
 		}
 		c.killAndReap()
 		c.closePipes()
