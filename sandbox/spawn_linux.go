@@ -41,11 +41,16 @@ var cgroups cgroupLayout
 // command run by an init inside the sandbox. It returns nil and leaves cmd
 // alone when the namespaces are unavailable.
 func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
-	layers := Detect()
-	if !layers.Namespaces || !layers.Filesystem || p.plain {
+	if !p.sandboxed() {
 		return nil, nil
 	}
-	return p.sandboxCmdWith(cmd, lim, layers)
+	return p.sandboxCmdWith(cmd, lim, Detect())
+}
+
+// sandboxed reports whether p's children start through the init.
+func (p *procRunner) sandboxed() bool {
+	layers := Detect()
+	return layers.Namespaces && layers.Filesystem && !p.plain
 }
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
@@ -68,7 +73,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
 		}
 	}
-	if cmd.Dir != "" && !isRunTemp(cmd.Dir) {
+	if cmd.Dir != "" && !isRunTemp(cmd.Dir) { // "": no Request.Workdir (see workdir)
 		s.Workspace = cmd.Dir // a caller's workspace: bound, not a fresh tmpfs
 	}
 	root := os.Geteuid() == 0
