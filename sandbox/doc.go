@@ -172,12 +172,17 @@
 // ipc and uts namespaces. The parent (spawn_linux.go) turns the plain child
 // command into an initSpec (argv, environment, read-only runtime paths,
 // workspace, tmpfs bounds, layers) sent as JSON on fd 5 once it has applied
-// the rlimits and moved the init into the run's cgroup (cgroup_linux.go).
+// the rlimits and, on cgroup v2, moved the init into the run's cgroup
+// (cgroup_linux.go). On cgroup v1 it passes the run's "tasks" files
+// instead (initSpec.CgroupFDs) and the init's forking thread moves itself
+// in just before the fork: moving a whole process takes the kernel's
+// thread-group lock and waits for an RCU grace period (4-18 ms a run),
+// moving the calling thread does not (0.1 ms).
 // The init builds the root (mount_linux.go: tmpfs, read-only binds opened
 // as O_PATH before anything is mounted, synthetic /etc, fresh /proc with
 // hidepid, bounded /tmp and /workspace, pivot_root), then on one locked OS
-// thread enters a cgroup namespace, empties the capability sets, sets
-// no_new_privs, applies Landlock (landlock_linux.go) and the seccomp filter
+// thread joins the run's cgroups (v1), enters a cgroup namespace, empties
+// the capability sets, sets no_new_privs, applies Landlock (landlock_linux.go) and the seccomp filter
 // (seccomp_linux_amd64.go), and forks the inner command from that thread
 // as uid 65534: the thread's restrictions pass to the child and the thread
 // dies with its goroutine. It reaps every process until the inner command
@@ -185,10 +190,16 @@
 // is left in the PID namespace.
 //
 //	proxy ── exec, clone(NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) ──▶ init (PID 1, ns uid 0)
-//	  prlimit, join cgroup, spec ──── fd 5 ────────────────────────▶ build root, harden a thread
+//	  prlimit, (v2: join cgroup), spec ── fd 5 ────────────────────▶ build root, (v1: thread joins cgroup), harden it
 //	                                                                   └─ fork+exec as 65534 ─▶ script
 //	  fds 1-4 are the script's, passed through the init untouched
 //	                            ◀── fd 5 ── {"wait_status":…}           reap all, exit
+//
+// Where a sandboxed run's 7-9 ms over a plain start go (medians, python3
+// -I -S, load below 1): clone and exec of the init 2 ms, the init's Go
+// start-up 3.6 ms, the root 1 ms, capabilities, Landlock and seccomp
+// 0.55 ms, the fork 0.3 ms; after the script: namespace teardown until the
+// init's exit is seen 1.2 ms, cgroup removal 0.25 ms, run directory 0.55 ms.
 //
 // Lua's inner command is the toolfold binary again, bound at /toolfold
 // (ChildArg lua); an interpreter's is its own argv with its runtime in

@@ -16,7 +16,9 @@ import (
 // The sandbox init: the re-executed toolfold binary, started by the parent
 // as PID 1 of new user, mount, pid, net, ipc and uts namespaces. It reads
 // the initSpec from fd 5, builds the file system (buildRoot), then on one
-// locked OS thread enters a new cgroup namespace, drops the capability
+// locked OS thread joins the run's cgroups (v1: that thread alone, through
+// the "tasks" files the parent passed; v2: the parent moved the whole init
+// before sending the spec), enters a new cgroup namespace, drops the capability
 // bounding set and ambient set, sets no_new_privs, applies Landlock and
 // seccomp, and forks the inner command from that thread as the sandbox
 // uid: the thread's restrictions pass to the child, and the thread dies
@@ -77,6 +79,9 @@ func initMain() int {
 		return 125
 	}
 	pid, err := onLockedThread(func() (int, error) {
+		if err := joinCgroups(s.CgroupFDs); err != nil {
+			return 0, err
+		}
 		if err := harden(&s, nil); err != nil {
 			return 0, err
 		}
@@ -104,6 +109,21 @@ func initMain() int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// joinCgroups moves the calling OS thread (not the whole init) into the
+// run's cgroup v1 hierarchies through the "tasks" files the parent opened:
+// a thread moving itself skips the kernel's thread-group lock, whose RCU
+// grace period made the parent's write of the init's pid to cgroup.procs
+// cost 4-18 ms. A child forked from the thread is born in its cgroups.
+func joinCgroups(fds []int) error {
+	for _, fd := range fds {
+		if _, err := unix.Write(fd, []byte("0")); err != nil {
+			return fmt.Errorf("join the run's cgroup: %w", err)
+		}
+		unix.Close(fd)
+	}
+	return nil
 }
 
 // onLockedThread runs f on a fresh OS thread that is never handed back to

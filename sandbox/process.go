@@ -62,7 +62,7 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 			"the script is %d bytes, over the %s frame limit; send a shorter script or raise %s",
 			len(req.Code), fmtBytes(int64(lim.MaxFrameBytes)), hintFrame)}}, nil
 	}
-	dir, cleanup, err := workdir(req.Workdir)
+	dir, cleanup, err := workdir(req.Workdir, p.sandboxed())
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +77,12 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 // runTempPrefix names the temporary run directories workdir makes.
 const runTempPrefix = "toolfold-run-"
 
-// workdir returns the run's working directory and a cleanup function.
-func workdir(dir string) (string, func(), error) {
-	if dir != "" {
+// workdir returns the run's working directory and a cleanup function. A
+// sandboxed run without a directory of its own gets none on the host: the
+// init mounts a fresh bounded tmpfs at /workspace, so making and removing
+// a temporary directory would only cost time (0.6 ms a run).
+func workdir(dir string, sandboxed bool) (string, func(), error) {
+	if dir != "" || sandboxed {
 		return dir, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", runTempPrefix)
@@ -168,11 +171,13 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 	go c.watchExit()
 	err = applyRlimits(c.pid, lim, ic != nil)
 	if err == nil && ic != nil {
-		err = ic.begin(c.pid, cmd.ExtraFiles[2])
+		err = ic.begin(c.pid, cmd.ExtraFiles[2:])
 	}
 	if err != nil {
 		if ic != nil {
-			cmd.ExtraFiles[2].Close()
+			for _, f := range cmd.ExtraFiles[2:] {
+				f.Close()
+			}
 		}
 		c.killAndReap()
 		c.closePipes()

@@ -25,6 +25,8 @@ type initConn struct {
 	cg   *runCgroup
 	// status is the init's answer, read after it was reaped.
 	status *initStatus
+	// selfJoin: the init joins the cgroups itself (cgroup v1, CgroupFDs).
+	selfJoin bool
 	// oom and pidsHit record, before the cgroup is removed, whether the
 	// memory controller killed a task and the pids controller refused one.
 	oom, pidsHit bool
@@ -39,11 +41,16 @@ var cgroups cgroupLayout
 // command run by an init inside the sandbox. It returns nil and leaves cmd
 // alone when the namespaces are unavailable.
 func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
-	layers := Detect()
-	if !layers.Namespaces || !layers.Filesystem || p.plain {
+	if !p.sandboxed() {
 		return nil, nil
 	}
-	return p.sandboxCmdWith(cmd, lim, layers)
+	return p.sandboxCmdWith(cmd, lim, Detect())
+}
+
+// sandboxed reports whether p's children start through the init.
+func (p *procRunner) sandboxed() bool {
+	layers := Detect()
+	return layers.Namespaces && layers.Filesystem && !p.plain
 }
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
@@ -66,7 +73,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
 		}
 	}
-	if cmd.Dir != "" && !isRunTemp(cmd.Dir) {
+	if cmd.Dir != "" && !isRunTemp(cmd.Dir) { // "": no Request.Workdir (see workdir)
 		s.Workspace = cmd.Dir // a caller's workspace: bound, not a fresh tmpfs
 	}
 	root := os.Geteuid() == 0
@@ -80,16 +87,12 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 			}
 		}
 	}
-	spec, err := json.Marshal(&s)
-	if err != nil {
-		return nil, err
-	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: spec socket: %w", err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "init-spec"), os.NewFile(uintptr(fds[1]), "init-spec-child")
-	ic := &initConn{sock: ours, spec: spec}
+	ic := &initConn{sock: ours}
 	if cgroups.mem != "" || cgroups.pids != "" {
 		if ic.cg, err = newRunCgroup(cgroups, lim); err != nil {
 			ours.Close()
@@ -97,11 +100,38 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 			return nil, err
 		}
 	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs) // fd 5
+	if ic.cg != nil && !ic.cg.v2 {
+		// cgroup v1: the init's forking thread joins itself (see
+		// joinCgroups); the descriptors are the parent's, so the kernel
+		// checks the parent's credentials.
+		for _, d := range ic.cg.dirs {
+			f, err := os.OpenFile(d+"/tasks", os.O_WRONLY, 0)
+			if err != nil {
+				for _, f := range cmd.ExtraFiles[2:] {
+					f.Close()
+				}
+				ours.Close()
+				ic.cg.remove()
+				return nil, fmt.Errorf("sandbox: open the run's cgroup %s: %w", d, err)
+			}
+			s.CgroupFDs = append(s.CgroupFDs, 3+len(cmd.ExtraFiles))
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		}
+		ic.selfJoin = true
+	}
+	if ic.spec, err = json.Marshal(&s); err != nil {
+		for _, f := range cmd.ExtraFiles[2:] {
+			f.Close()
+		}
+		ours.Close()
+		ic.release()
+		return nil, err
+	}
 	cmd.Path = initExe
 	cmd.Args = []string{initExe, InitArg}
 	cmd.Env = append([]string{}, raceEnv...) // empty, not nil: nil would be the proxy's own
 	cmd.Dir = "/"
-	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs) // fd 5
 	sys := cmd.SysProcAttr
 	sys.Cloneflags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS
 	if root {
@@ -180,17 +210,22 @@ func isRunTemp(dir string) bool {
 	return filepath.Dir(dir) == filepath.Clean(os.TempDir()) && strings.HasPrefix(filepath.Base(dir), runTempPrefix)
 }
 
-// files are the parent's and the child's ends of the spec socket, for start
-// to close if the child cannot be started.
+// files are the parent's and the child's ends of the spec socket and the
+// cgroup files passed to the init, for start to close if the child cannot
+// be started.
 func (ic *initConn) files(cmd *exec.Cmd) []*os.File {
-	return []*os.File{ic.sock, cmd.ExtraFiles[len(cmd.ExtraFiles)-1]}
+	return append([]*os.File{ic.sock}, cmd.ExtraFiles[2:]...)
 }
 
-// begin runs after the init started and its rlimits are set: it joins the
-// init to the run's cgroup and sends the spec, which the init waits for.
-func (ic *initConn) begin(pid int, theirs *os.File) error {
-	theirs.Close()
-	if ic.cg != nil {
+// begin runs after the init started and its rlimits are set: it closes the
+// init's descriptors, joins the init to the run's cgroup (cgroup v2; on v1
+// the init joins its forking thread) and sends the spec, which the init
+// waits for before it builds anything.
+func (ic *initConn) begin(pid int, theirs []*os.File) error {
+	for _, f := range theirs {
+		f.Close()
+	}
+	if ic.cg != nil && !ic.selfJoin {
 		if err := ic.cg.join(pid); err != nil {
 			return err
 		}
@@ -307,14 +342,14 @@ func probeInit(exe string) (*Layers, error) {
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	theirs := cmd.ExtraFiles[len(cmd.ExtraFiles)-1]
+	theirs := cmd.ExtraFiles[2]
 	ic.spec = []byte(`{"probe":true,"argv":["/probe"],"workspace_bytes":1048576,"tmp_bytes":1048576}`)
 	if err := cmd.Start(); err != nil {
 		ic.sock.Close()
 		theirs.Close()
 		return nil, fmt.Errorf("no user namespaces: %v", err)
 	}
-	err = ic.begin(cmd.Process.Pid, theirs)
+	err = ic.begin(cmd.Process.Pid, cmd.ExtraFiles[2:])
 	cmd.Wait() // the probe ends by itself within milliseconds
 	ic.finish()
 	if err == nil && ic.status != nil && ic.status.Setup != "" {

@@ -18,7 +18,9 @@ type initConn struct{}
 
 func (p *procRunner) sandboxCmd(*exec.Cmd, Limits) (*initConn, error) { return nil, nil }
 
-func (*initConn) begin(int, *os.File) error               { return nil }
+func (p *procRunner) sandboxed() bool { return false }
+
+func (*initConn) begin(int, []*os.File) error             { return nil }
 func (*initConn) finish()                                 {}
 func (*initConn) release()                                {}
 func (*initConn) innerStatus() (syscall.WaitStatus, bool) { return 0, false }

@@ -79,6 +79,11 @@ type initSpec struct {
 	// Probe makes the init report which layers it could build instead of
 	// running a command.
 	Probe bool `json:"probe,omitempty"`
+	// CgroupFDs are the init's descriptors of the run's cgroup v1 "tasks"
+	// files, opened by the parent: the thread that forks the inner command
+	// moves itself into each (writing "0") just before the fork, so the
+	// inner command and all it starts are born in the run's cgroups.
+	CgroupFDs []int `json:"cgroup_fds,omitempty"`
 }
 
 // initStatus is the init's answer on the spec socket.
