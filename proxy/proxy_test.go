@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(testRogueEnv); path != "" {
 		runRogueUpstream(path)
 	}
+	if os.Getenv(testChattyEnv) != "" {
+		runChattyUpstream()
+	}
 	os.Exit(m.Run())
 }
 
@@ -361,7 +364,7 @@ func TestHTTPBearerToken(t *testing.T) {
 	// With the token, a real client session works.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{map[string]string{"Authorization": "Bearer s3cret"}}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{headers: map[string]string{"Authorization": "Bearer s3cret"}}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connect with token: %v", err)

@@ -28,7 +28,9 @@ import (
 //  3. The session with the most recent request still in flight to that
 //     upstream (tracked by a sending middleware on every upstream request
 //     made for a client, including tool calls from scripts). Exact whenever
-//     one session at a time uses an upstream.
+//     one session at a time uses an upstream. A request stays in flight
+//     until the notifications read before its result have been relayed
+//     (noteOrder, order.go), so a call's last log message still finds it.
 //  4. The session that last sent a request to that upstream, then the
 //     session that last sent anything, if still connected.
 //

@@ -36,9 +36,10 @@ const stderrTail = 5
 // its stderr is logged and its last lines explain a crash; and inbound frames
 // are size-capped.
 type stdioTransport struct {
-	up   config.Upstream
-	log  *slog.Logger
-	tail *lineTail
+	up    config.Upstream
+	log   *slog.Logger
+	tail  *lineTail
+	order *noteOrder // counts notifications as read (order.go); nil: none
 
 	stderrDone chan struct{} // closed when stderr reached EOF
 	exited     chan struct{} // closed when the process was reaped
@@ -102,7 +103,11 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}()
 	w := &procWriter{WriteCloser: stdinW, pid: cmd.Process.Pid, done: t.exited}
 	tr := &mcp.IOTransport{Reader: stdoutR, Writer: w, MaxLineLength: maxUpstreamFrame}
-	return tr.Connect(ctx)
+	conn, err := tr.Connect(ctx)
+	if err != nil || t.order == nil {
+		return conn, err
+	}
+	return &orderedConn{Connection: conn, o: t.order}, nil
 }
 
 func closeAll(fs ...*os.File) {

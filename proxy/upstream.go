@@ -139,7 +139,8 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
 	start := time.Now()
-	tr, stdio := u.transport()
+	order := newNoteOrder() // per connection: see order.go
+	tr, stdio := u.transport(order)
 	opts := &mcp.ClientOptions{
 		Logger: u.log,
 		// No roots capability by default: the SDK would otherwise
@@ -158,9 +159,12 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, opts)
 	client.AddSendingMiddleware(upstreamChain(u.log, u.tel, u.cfg)...)
+	// Inside the relay's tracking (added by clientCreated), outside the rest.
+	client.AddSendingMiddleware(order.sending)
 	if u.hooks != nil {
 		u.hooks.clientCreated(u.cfg.Name, client)
 	}
+	client.AddReceivingMiddleware(order.receiving) // outermost: after relaying
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
 		err = u.explain("connect", ctx, err, stdio)
@@ -275,15 +279,16 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 	return errors.New(b.String())
 }
 
-func (u *upstream) transport() (mcp.Transport, *stdioTransport) {
+func (u *upstream) transport(order *noteOrder) (mcp.Transport, *stdioTransport) {
 	if u.cfg.Transport == "http" {
 		return &mcp.StreamableClientTransport{
 			Endpoint:     u.cfg.URL,
-			HTTPClient:   &http.Client{Transport: headerTransport{u.cfg.Headers}},
+			HTTPClient:   &http.Client{Transport: headerTransport{u.cfg.Headers, order}},
 			MaxEventSize: maxUpstreamFrame,
 		}, nil
 	}
 	st := newStdioTransport(u.cfg, u.log)
+	st.order = order
 	return st, st
 }
 
@@ -391,7 +396,10 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // upstream, and bounds what it reads back: a JSON response body over
 // maxUpstreamFrame fails instead of being read into memory whole (the SDK
 // bounds SSE events with MaxEventSize, not plain JSON bodies).
-type headerTransport struct{ headers map[string]string }
+type headerTransport struct {
+	headers map[string]string
+	order   *noteOrder // counts notifications in event streams (order.go); nil: none
+}
 
 func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if len(h.headers) > 0 {
@@ -406,6 +414,8 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxUpstreamFrame}
+	} else if h.order != nil {
+		resp.Body = &sseCounter{ReadCloser: resp.Body, o: h.order}
 	}
 	return resp, nil
 }
