@@ -252,9 +252,9 @@ func TestLoadNamesFileAsGiven(t *testing.T) {
 func TestSandboxLanguages(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "proxy.yaml")
-	cfg := mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox:\n  python: ./venv/bin/python\n  node: off\n  workspace_size: 1MiB\n", nil)
-	want := Sandbox{Python: filepath.Join(dir, "venv/bin/python"), Node: "off", WorkspaceBytes: 1 << 20}
-	got := Sandbox{Python: cfg.Sandbox.Python, Node: cfg.Sandbox.Node, WorkspaceBytes: cfg.Sandbox.WorkspaceBytes}
+	cfg := mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox:\n  python: ./venv/bin/python\n  node: off\n  workspace_size: 1MiB\n  workspace_dir: .toolfold/workspaces/\n", nil)
+	want := Sandbox{Python: filepath.Join(dir, "venv/bin/python"), Node: "off", WorkspaceBytes: 1 << 20, WorkspaceDir: filepath.Join(dir, ".toolfold", "workspaces")}
+	got := Sandbox{Python: cfg.Sandbox.Python, Node: cfg.Sandbox.Node, WorkspaceBytes: cfg.Sandbox.WorkspaceBytes, WorkspaceDir: cfg.Sandbox.WorkspaceDir}
 	if got != want {
 		t.Errorf("sandbox = %+v, want %+v", got, want)
 	}
@@ -266,6 +266,7 @@ func TestSandboxLanguages(t *testing.T) {
 		"sandbox: {python: ''}":          `sandbox.python: must be the path of the interpreter`,
 		"sandbox: {node: [a]}":           `sandbox.node: must be a string`,
 		"sandbox: {workspace_size: big}": `sandbox.workspace_size`,
+		"sandbox: {workspace_dir: ' '}":  `sandbox.workspace_dir: must be a directory`,
 	} {
 		_, err := Parse(file, []byte("upstreams: {a: {command: x}}\n"+src+"\n"), nil)
 		if err == nil || !strings.Contains(err.Error(), want) {

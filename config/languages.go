@@ -8,8 +8,8 @@ import (
 // LanguageOff, as sandbox.python or sandbox.node, disables the language.
 const LanguageOff = "off"
 
-// languageKey decodes sandbox.python, sandbox.node and
-// sandbox.workspace_size.
+// languageKey decodes sandbox.python, sandbox.node, sandbox.workspace_size
+// and sandbox.workspace_dir.
 func (d *decoder) languageKey(f field, p string, sb *Sandbox, dir string) {
 	if f.name == "workspace_size" {
 		setIf(&sb.WorkspaceBytes)(d.size(f.val, p))
@@ -20,6 +20,17 @@ func (d *decoder) languageKey(f field, p string, sb *Sandbox, dir string) {
 		return
 	}
 	s = strings.TrimSpace(s)
+	if f.name == "workspace_dir" {
+		if s == "" {
+			d.errorf(f.val, p, "must be a directory for the sessions' workspaces to persist in; remove the key to keep them in a temporary directory removed when each session ends")
+			return
+		}
+		if !filepath.IsAbs(s) {
+			s = filepath.Join(dir, s)
+		}
+		sb.WorkspaceDir = filepath.Clean(s)
+		return
+	}
 	switch {
 	case s == "":
 		d.errorf(f.val, p, `must be the path of the interpreter, a command name looked up on PATH, or "off"; remove the key to look up the default`)

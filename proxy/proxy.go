@@ -100,7 +100,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.runners[r.Language()] = r
 		p.langs = append(p.langs, r.Language())
 	}
-	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, log)
+	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)

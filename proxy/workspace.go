@@ -32,10 +32,12 @@ const workspaceBlock = 4 << 10
 const workspacePoll = 500 * time.Millisecond
 
 // workspaces holds the workspace of each session, under one root made on
-// first use and removed at Close.
+// first use and removed at Close; or, with sandbox.workspace_dir, under that
+// directory, kept (see persisted).
 type workspaces struct {
-	limit int64
-	log   *slog.Logger
+	limit   int64
+	persist string // sandbox.workspace_dir; "": temporary workspaces
+	log     *slog.Logger
 	// mount, when set, bounds a new workspace directory (a size- and
 	// inode-limited tmpfs); unmount undoes it before the directory is
 	// removed. Without them the size is watched by usage alone.
@@ -45,18 +47,21 @@ type workspaces struct {
 	root   string
 	next   int
 	dirs   map[*mcp.ServerSession]string
+	locks  map[*mcp.ServerSession]*os.File // persisted workspaces' locks
 	closed bool
 }
 
-// newWorkspaces bounds each workspace to limit bytes (the default when 0).
-func newWorkspaces(limit int64, log *slog.Logger) *workspaces {
+// newWorkspaces bounds each workspace to limit bytes (the default when 0);
+// persist is sandbox.workspace_dir.
+func newWorkspaces(limit int64, persist string, log *slog.Logger) *workspaces {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if limit <= 0 {
 		limit = config.DefaultSandbox.WorkspaceBytes
 	}
-	return &workspaces{limit: limit, log: log, dirs: make(map[*mcp.ServerSession]string)}
+	return &workspaces{limit: limit, persist: persist, log: log,
+		dirs: make(map[*mcp.ServerSession]string), locks: make(map[*mcp.ServerSession]*os.File)}
 }
 
 // get returns the session's workspace, creating it on first use. The
@@ -68,6 +73,18 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 		return "", errors.New("the proxy is shutting down")
 	}
 	if dir, ok := w.dirs[ss]; ok {
+		return dir, nil
+	}
+	if w.persist != "" {
+		dir, lock, err := w.persisted(ss)
+		if err != nil {
+			return "", err
+		}
+		w.dirs[ss], w.locks[ss] = dir, lock
+		go func() {
+			ss.Wait()
+			w.release(ss)
+		}()
 		return dir, nil
 	}
 	if w.root == "" {
@@ -95,26 +112,36 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 	return dir, nil
 }
 
-// release removes an ended session's workspace.
+// release removes an ended session's workspace, or unlocks a persisted one.
 func (w *workspaces) release(ss *mcp.ServerSession) {
 	w.mu.Lock()
 	dir, ok := w.dirs[ss]
+	lock := w.locks[ss]
 	delete(w.dirs, ss)
+	delete(w.locks, ss)
 	w.mu.Unlock()
-	if ok {
+	switch {
+	case lock != nil:
+		lock.Close() // releases the flock
+	case ok:
 		w.remove(dir)
 	}
 }
 
-// close removes every workspace; later gets fail.
+// close removes every temporary workspace and unlocks persisted ones;
+// later gets fail.
 func (w *workspaces) close() {
 	w.mu.Lock()
 	root := w.root
 	w.closed = true
-	dirs := w.dirs
-	w.dirs = map[*mcp.ServerSession]string{}
+	dirs, locks := w.dirs, w.locks
+	w.dirs, w.locks = map[*mcp.ServerSession]string{}, map[*mcp.ServerSession]*os.File{}
 	w.mu.Unlock()
-	for _, dir := range dirs {
+	for ss, dir := range dirs {
+		if lock := locks[ss]; lock != nil {
+			lock.Close()
+			continue
+		}
 		w.remove(dir)
 	}
 	if root != "" {
@@ -210,11 +237,18 @@ func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, fu
 	}
 }
 
-// overLimit checks dir after a run. A workspace left over its limit is
-// emptied (a later run could do nothing in it) and the error says so.
+// overLimit checks dir after a run. A temporary workspace left over its
+// limit is emptied (a later run could do nothing in it) and the error says
+// so; a persisted one is left as it is.
 func (w *workspaces) overLimit(dir string) error {
 	if usage(dir, w.limit) <= w.limit {
 		return nil
+	}
+	if w.persist != "" {
+		// A persisted workspace holds what the user chose to keep: say
+		// where, never delete.
+		return fmt.Errorf("the workspace %q in sandbox.workspace_dir is over its %s limit; runs will stop until files are removed from it or sandbox.workspace_size is raised",
+			filepath.Base(dir), formatBytes(w.limit))
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

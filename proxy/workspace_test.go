@@ -158,7 +158,7 @@ func TestWorkspaceUsageDoesNotFollowSymlinks(t *testing.T) {
 }
 
 func TestWorkspacesRemovedAtClose(t *testing.T) {
-	w := newWorkspaces(0, nil)
+	w := newWorkspaces(0, "", nil)
 	ct, st := mcp.NewInMemoryTransports()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
 	ctx := context.Background()
@@ -192,7 +192,7 @@ func TestWorkspacesRemovedAtClose(t *testing.T) {
 // TestWorkspaceMountHooks: a workspace is mounted when made and unmounted
 // before it is removed, at session end and at close.
 func TestWorkspaceMountHooks(t *testing.T) {
-	w := newWorkspaces(0, nil)
+	w := newWorkspaces(0, "", nil)
 	var mu sync.Mutex
 	var events []string
 	record := func(what string) func(string) error {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/proxy"
 )
@@ -29,7 +30,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
 	fmt.Fprintf(stdout, "pii: %s\n", piiStatus(cfg.PII))
-	fmt.Fprintf(stdout, "telemetry: %s\n\n", ts)
+	fmt.Fprintf(stdout, "telemetry: %s\n", ts)
+	fmt.Fprintf(stdout, "workspaces: %s\n\n", workspaceStatus(cfg.Sandbox))
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	runners, langs := languages(cfg, log)
@@ -132,4 +134,16 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// workspaceStatus says where sessions' workspaces live and whether they stay.
+func workspaceStatus(sb config.Sandbox) string {
+	size := fmt.Sprintf("%d MiB", sb.WorkspaceBytes>>20)
+	if sb.WorkspaceBytes < 1<<20 {
+		size = fmt.Sprintf("%d KiB", sb.WorkspaceBytes>>10)
+	}
+	if sb.WorkspaceDir == "" {
+		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps them)"
+	}
+	return "kept in " + sb.WorkspaceDir + " (stdio: its stdio/ directory; " + size + " each)"
 }

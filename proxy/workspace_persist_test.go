@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// TestWorkspaceDirPersists: with sandbox.workspace_dir, a session's files
+// outlive the session and the proxy, the next toolfold's stdio session
+// finds them, a second session at the same time gets its own locked
+// workspace, and one over its size is reported, never emptied.
+func TestWorkspaceDirPersists(t *testing.T) {
+	py, err := sandbox.NewPython(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	start := func() (*Proxy, *mcp.ClientSession) {
+		cfg := testConfig()
+		cfg.Sandbox.WorkspaceDir = root
+		cfg.Sandbox.WorkspaceBytes = 1 << 20
+		return startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{py}})
+	}
+
+	p, cs := start()
+	if text, failed := runPython(t, cs, `open("state.json", "w").write('{"n": 1}')`); failed {
+		t.Fatalf("first run: %s", text)
+	}
+	state := filepath.Join(root, "stdio", "state.json")
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the run's file is not in workspace_dir/stdio: %v", err)
+	}
+
+	// A second session while the first holds "stdio".
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := p.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "second"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := runPython(t, cs2, `import os
+open("mine", "w").write("2")
+return os.path.exists("state.json")`)
+	if valueLine(text) != "false" {
+		t.Errorf("a second session shares the first's workspace: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(root, "stdio-2", "mine")); err != nil {
+		t.Errorf("the second session's workspace is not workspace_dir/stdio-2: %v", err)
+	}
+	cs2.Close()
+	ss.Wait()
+
+	// Over the limit: reported with the setting to change, nothing deleted.
+	text, failed := runPython(t, cs, `open("big", "wb").write(b"x" * (2 << 20))`)
+	if !failed || !strings.Contains(text, "sandbox.workspace_size") || !strings.Contains(text, "workspace_dir") {
+		t.Errorf("a run that overfills a persisted workspace: failed=%v %s", failed, text)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("an overfull persisted workspace was emptied: %v", err)
+	}
+	os.Remove(filepath.Join(root, "stdio", "big"))
+
+	cs.Close()
+	p.Close()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the workspace did not outlive its session and the proxy: %v", err)
+	}
+
+	// The next toolfold finds the state, in the same directory.
+	_, cs = start()
+	text, failed = runPython(t, cs, `return open("state.json").read()`)
+	if failed || valueLine(text) != `"{\"n\": 1}"` {
+		t.Fatalf("a new proxy's session did not find the persisted state: %s", text)
+	}
+}
+
+func TestWorkspaceKey(t *testing.T) {
+	for id, want := range map[string]string{
+		"":                       "stdio",
+		"ABC123":                 "session-ABC123",
+		"../../etc":              "session-______etc",
+		"a/b":                    "session-a_b",
+		strings.Repeat("x", 100): "session-" + strings.Repeat("x", 64),
+	} {
+		if got := workspaceKey(id); got != want {
+			t.Errorf("workspaceKey(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
