@@ -77,7 +77,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	cmd.Dir = t.up.Cwd
 	cmd.Env = upstreamEnv(os.Environ(), t.up.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = upstreamProcAttr()
 	err = cmd.Start()
 	closeAll(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
