@@ -69,3 +69,50 @@ return n`
 	check("stdio", []string{needToolfold(t), "serve", "-c", cfg})
 	check("http", []string{startHTTP(t, cfg), "--transport", "http"})
 }
+
+// TestInspectorCLIPassthrough: in expose: passthrough, the Inspector CLI
+// sees the npm everything server through toolfold as it is (tools, a tool
+// call, prompts, resources), over stdio and HTTP.
+func TestInspectorCLIPassthrough(t *testing.T) {
+	t.Parallel()
+	ups := map[string]upstream{"everything": npmUpstream(t, "everything")}
+	cfg := writeConfig(t, configYAML(ups)+"expose: passthrough\n")
+	check := func(name string, target []string) {
+		call := func(args ...string) map[string]json.RawMessage {
+			out := inspector(t, append(target, args...)...)
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatalf("%s: %v: output is not a JSON object: %v\n%s", name, args, err, out)
+			}
+			return m
+		}
+		var tools []struct{ Name string }
+		json.Unmarshal(call("--method", "tools/list")["tools"], &tools)
+		var names []string
+		for _, tool := range tools {
+			names = append(names, tool.Name)
+		}
+		if !slices.Contains(names, "echo") || slices.Contains(names, "run_script") {
+			t.Errorf("%s: tools/list = %v, want the upstream's own tools (echo, ...)", name, names)
+		}
+		if out := string(call("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=via inspector")["content"]); !strings.Contains(out, "via inspector") {
+			t.Errorf("%s: echo through toolfold = %s", name, out)
+		}
+		if out := string(call("--method", "prompts/list")["prompts"]); !strings.Contains(out, `"simple-prompt"`) {
+			t.Errorf("%s: prompts/list = %s, want simple-prompt", name, out)
+		}
+		if out := string(call("--method", "prompts/get", "--prompt-name", "simple-prompt")["messages"]); !strings.Contains(out, `"role"`) {
+			t.Errorf("%s: prompts/get simple-prompt = %s", name, out)
+		}
+		var resources []struct{ URI string }
+		json.Unmarshal(call("--method", "resources/list")["resources"], &resources)
+		if len(resources) == 0 {
+			t.Fatalf("%s: resources/list is empty", name)
+		}
+		if out := string(call("--method", "resources/read", "--uri", resources[0].URI)["contents"]); !strings.Contains(out, resources[0].URI) {
+			t.Errorf("%s: resources/read %s = %s", name, resources[0].URI, out)
+		}
+	}
+	check("stdio", []string{needToolfold(t), "serve", "-c", cfg})
+	check("http", []string{startHTTP(t, cfg), "--transport", "http"})
+}
