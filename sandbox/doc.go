@@ -68,23 +68,29 @@
 // unavailable otherwise. Each run starts the interpreter itself in place
 // of the re-executed binary (procRunner.command) with the environment
 // LANG and PATH only, stdin /dev/null and the same pipes, rlimits and
-// bridge; a prelude embedded from prelude/ is passed on the command line,
-// so nothing in the working directory is read to set up a run.
+// bridge; a prelude embedded from prelude/ is passed on the command line
+// (Python's, compiled, on the bridge ahead of the run frame, read by a
+// short loader on the command line), so nothing in the working directory
+// is read to set up a run.
 // RuntimePaths lists the directories the interpreter needs read-only (its
 // prefix, binary and shared-library directories) for the isolation layer.
 //
-//	python3 -I -S -B -c <prelude, compiled>  [site-packages dirs]
+//	python3 -I -S -B -c <loader of the compiled prelude>  [site-packages dirs]
 //	node --max-old-space-size=<memory> -e <prelude>
 //
 // -I keeps the working directory (a session's workspace, which an earlier
 // run may have filled) off sys.path, so a planted json.py hijacks nothing;
 // -S skips the site module (tens of milliseconds; the prelude appends the
 // site-packages directories itself, without running .pth files). The
-// Python prelude imports only built-in modules and is passed as a code
-// object marshalled by the same interpreter at construction; it lowers
-// its own RLIMIT_DATA to its start-up size plus MemoryBytes. The node
-// prelude uses only modules loaded at start (no net, no stream), does the
-// bridge's I/O with fs on the thread pool and writes output with blocking
+// Python prelude imports only built-in modules and is a code object
+// marshalled by the same interpreter at construction, written raw on the
+// bridge before the run frame (in hex on the command line it cost 3-5 ms a
+// run: the spec's JSON, the execve and Python's argv decoding each copied
+// 106 KB); it lowers its own RLIMIT_DATA to its start-up size plus
+// MemoryBytes. The node prelude uses only modules loaded at start (no net,
+// no stream), reads the run frame and writes the done frame with blocking
+// calls, does the bridge's other I/O with fs on the thread pool (started
+// only by a script that calls a tool) and writes output with blocking
 // writes (node's own pipe stdout would queue a printing loop's output in
 // memory).
 //
@@ -134,6 +140,7 @@
 // object per line, each at most Limits.MaxFrameBytes:
 //
 //	parent → child  {"method":"run","params":{"code":"...","limits":{...}}}    first, once
+//	                (for Python, after the marshalled prelude, raw bytes)
 //	child → parent  {"id":1,"method":"call","params":{"name":"fs.read_file","args":{...}}}
 //	child → parent  {"id":2,"method":"search","params":{"query":"...","detail":"full","limit":5}}
 //	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -39,6 +40,10 @@ type procRunner struct {
 	// absolute path) and its whole environment instead of re-executing exe:
 	// how an interpreter language (python3, node) is started. See interp.go.
 	command func(lim Limits) (argv, env []string)
+	// preamble, when set, is written on the bridge ahead of the run frame:
+	// Python's compiled prelude, which its command line's loader reads
+	// (see pythonArgv). It counts toward no frame limit.
+	preamble []byte
 }
 
 // run is Runner.Run for every process-based language.
@@ -61,6 +66,9 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 		return &Result{Err: &ScriptError{Kind: "limit", Msg: fmt.Sprintf(
 			"the script is %d bytes, over the %s frame limit; send a shorter script or raise %s",
 			len(req.Code), fmtBytes(int64(lim.MaxFrameBytes)), hintFrame)}}, nil
+	}
+	if p.preamble != nil {
+		first = append(slices.Clip(p.preamble), first...) // a copy: preamble is shared by runs
 	}
 	dir, cleanup, err := workdir(req.Workdir, p.sandboxed())
 	if err != nil {

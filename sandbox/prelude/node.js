@@ -227,7 +227,21 @@ function done(params, valueJSON) {
       `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
       `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
   }
-  send(line, () => process.exit(0));
+  if (writing || writeQueue.length > 0) return send(line, () => process.exit(0));
+  // Nothing is queued: write it here, blocking (the script is over), and
+  // exit without a round through libuv's thread pool.
+  const buf = Buffer.from(line + '\n');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(3, buf, off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') fatal(e.message);
+      writeQueue.push([buf.subarray(off), () => process.exit(0)]);
+      return flush();
+    }
+  }
+  process.exit(0);
 }
 
 function scriptLine(text) {
@@ -296,4 +310,21 @@ process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:
   'the script awaited something that can never finish (a promise nobody resolves); ' +
   'await only tool calls and promises that settle' } }));
 
-pump();
+// The run frame is read with blocking reads: nothing else can happen
+// before it, and libuv's thread pool, which fs.read starts (a millisecond
+// or more), is then only started by a script that calls a tool.
+function readFirst() {
+  while (!started) {
+    let n;
+    try {
+      n = fs.readSync(4, readBuf, 0, readBuf.length, null);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') fatal(e.message);
+      return pump();
+    }
+    if (n === 0) fatal('the parent closed the bridge');
+    received(Buffer.from(readBuf.subarray(0, n)));
+  }
+}
+
+readFirst();
