@@ -77,11 +77,10 @@ type Sandbox struct {
 	// WorkspaceBytes bounds a client session's workspace (all its files,
 	// each counted as at least 4 KiB); default 256 MiB.
 	WorkspaceBytes int64
-	// WorkspaceDir, when set, keeps each session's workspace after the
-	// session ends: DIR/stdio for the stdio session (so it carries over
-	// to the next start), DIR/<Mcp-Session-Id> over HTTP. "" (default): a
-	// temporary directory, removed when the session ends. A relative path
-	// is relative to the config file's directory.
+	// WorkspaceDir, when set, keeps the stdio session's workspace in
+	// DIR/stdio, so it carries over to the next start (HTTP sessions keep
+	// temporary ones). "" (default): removed when toolfold exits. A relative
+	// path is relative to the config file's directory.
 	WorkspaceDir string
 	// Require is which isolation layers a run needs: "full", "degraded"
 	// (default: Lua anywhere, Python and JavaScript only with namespaces

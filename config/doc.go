@@ -28,7 +28,7 @@
 //	  python: python3               # run_script's python: a path or a name on PATH; off disables
 //	  node: node                    # run_script's javascript, likewise
 //	  workspace_size: 256MiB        # a session's workspace
-//	  workspace_dir: .toolfold/ws   # keep workspaces there (default: removed when a session ends)
+//	  workspace_dir: .toolfold/ws   # keep the stdio session's workspace there (default: removed)
 //	  require: degraded             # full | degraded | none: isolation layers a run needs
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765

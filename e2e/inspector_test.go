@@ -87,7 +87,9 @@ func TestInspectorCLIPassthrough(t *testing.T) {
 			return m
 		}
 		var tools []struct{ Name string }
-		json.Unmarshal(call("--method", "tools/list")["tools"], &tools)
+		if err := json.Unmarshal(call("--method", "tools/list")["tools"], &tools); err != nil {
+			t.Fatalf("%s: tools/list: %v", name, err)
+		}
 		var names []string
 		for _, tool := range tools {
 			names = append(names, tool.Name)
@@ -105,7 +107,9 @@ func TestInspectorCLIPassthrough(t *testing.T) {
 			t.Errorf("%s: prompts/get simple-prompt = %s", name, out)
 		}
 		var resources []struct{ URI string }
-		json.Unmarshal(call("--method", "resources/list")["resources"], &resources)
+		if err := json.Unmarshal(call("--method", "resources/list")["resources"], &resources); err != nil {
+			t.Fatalf("%s: resources/list: %v", name, err)
+		}
 		if len(resources) == 0 {
 			t.Fatalf("%s: resources/list is empty", name)
 		}

@@ -135,23 +135,50 @@ type orderedConn struct {
 
 func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if r, ok := m.(*jsonrpc.Request); ok && !r.IsCall() && relayable(r.Method) {
+	if r, ok := m.(*jsonrpc.Request); ok && !r.IsCall() && willRelay(r.Method, r.Params) {
 		c.o.sawRead()
 	}
 	return m, err
 }
 
-// orderScanMax bounds the SSE data line sseCounter examines; log and
-// progress notifications are far smaller.
+// willRelay reports whether the SDK will hand a notification to the
+// receiving middleware: a relayable method whose params decode as the SDK
+// decodes them. One it rejects is never counted as handled, so counting it
+// as read would cost the next request orderWait.
+func willRelay(method string, params json.RawMessage) bool {
+	if !relayable(method) || len(params) == 0 {
+		return false
+	}
+	var err error
+	if method == "notifications/message" {
+		err = json.Unmarshal(params, new(mcp.LoggingMessageParams))
+	} else {
+		err = json.Unmarshal(params, new(mcp.ProgressNotificationParams))
+	}
+	return err == nil
+}
+
+// orderScanMax bounds the SSE line and event data sseCounter examines; log
+// and progress notifications are far smaller. One over it is not counted,
+// and may then pass a later wait early: ordering is best effort past it.
 const orderScanMax = 64 << 10
 
 // sseCounter counts relayable notifications in an SSE response body as the
-// SDK reads it, before the SDK parses the events.
+// SDK reads it, before the SDK parses the events. It follows the SDK's
+// reading: events of type "message" (or none) only, and nothing after a
+// response, which ends a POST's stream for the SDK (the rest of the body is
+// drained unread).
 type sseCounter struct {
 	io.ReadCloser
-	o    *noteOrder
-	line []byte // the current line, while it may be a relayable event
-	skip bool   // the current line is not one
+	o *noteOrder
+
+	line     []byte // the current line, up to orderScanMax
+	lineOver bool   // ... which was longer
+	afterCR  bool   // the last line ended with CR: skip a following LF
+	evType   string // the current event's "event:" field
+	evData   []byte // its "data:" lines, joined with LF
+	evOver   bool   // its data passed orderScanMax
+	done     bool   // a response was seen: count no more
 }
 
 func (s *sseCounter) Read(p []byte) (int, error) {
@@ -161,44 +188,77 @@ func (s *sseCounter) Read(p []byte) (int, error) {
 }
 
 func (s *sseCounter) scan(b []byte) {
-	for len(b) > 0 {
+	for len(b) > 0 && !s.done {
+		if s.afterCR {
+			s.afterCR = false
+			if b[0] == '\n' {
+				b = b[1:]
+				continue
+			}
+		}
 		i := bytes.IndexAny(b, "\r\n")
 		chunk := b
 		if i >= 0 {
 			chunk = b[:i]
 		}
-		if !s.skip {
-			if len(s.line)+len(chunk) > orderScanMax {
-				s.skip, s.line = true, s.line[:0]
-			} else {
-				s.line = append(s.line, chunk...)
-				// Decide early: only "data:" lines matter.
-				if k := min(len(s.line), 5); !bytes.Equal(s.line[:k], []byte("data:")[:k]) {
-					s.skip, s.line = true, s.line[:0]
-				}
-			}
+		if room := orderScanMax - len(s.line); len(chunk) > room {
+			s.line, s.lineOver = append(s.line, chunk[:room]...), true
+		} else {
+			s.line = append(s.line, chunk...)
 		}
 		if i < 0 {
 			return
 		}
-		if !s.skip {
-			s.check(s.line)
-		}
-		s.line, s.skip = s.line[:0], false
+		s.afterCR = b[i] == '\r'
+		s.endLine()
 		b = b[i+1:]
 	}
 }
 
-func (s *sseCounter) check(line []byte) {
-	data, ok := bytes.CutPrefix(line, []byte("data:"))
-	if !ok || !bytes.Contains(data, []byte("notifications/")) {
+// endLine takes a whole line, as the SSE format reads it.
+func (s *sseCounter) endLine() {
+	line, over := s.line, s.lineOver
+	s.line, s.lineOver = s.line[:0], false
+	switch {
+	case len(line) == 0 && !over:
+		s.endEvent()
+	case bytes.HasPrefix(line, []byte("event:")):
+		s.evType = string(bytes.TrimSpace(line[len("event:"):]))
+	case bytes.HasPrefix(line, []byte("data:")):
+		data := line[len("data:"):]
+		data, _ = bytes.CutPrefix(data, []byte(" "))
+		if s.evData != nil {
+			s.evData = append(s.evData, '\n')
+		}
+		if over || len(s.evData)+len(data) > orderScanMax {
+			s.evOver = true
+		} else {
+			s.evData = append(s.evData, data...)
+			if s.evData == nil {
+				s.evData = []byte{}
+			}
+		}
+	}
+}
+
+func (s *sseCounter) endEvent() {
+	typ, data, over := s.evType, s.evData, s.evOver
+	s.evType, s.evData, s.evOver = "", nil, false
+	if data == nil || over || (typ != "" && typ != "message") {
 		return
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(data, &m) == nil && m.ID == nil && relayable(m.Method) {
+	if json.Unmarshal(data, &m) != nil {
+		return
+	}
+	switch {
+	case m.ID != nil && m.Method == "":
+		s.done = true // a response: the SDK reads no further
+	case m.ID == nil && willRelay(m.Method, m.Params):
 		s.o.sawRead()
 	}
 }

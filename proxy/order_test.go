@@ -117,39 +117,41 @@ func TestNotificationsArriveBeforeTheirResult(t *testing.T) {
 }
 
 // TestSSECounter counts relayable notifications in an event stream however
-// it is cut into reads, and nothing else.
+// it is cut into reads, as the SDK will deliver them, and nothing else.
 func TestSSECounter(t *testing.T) {
 	long := strings.Repeat("x", orderScanMax)
-	stream := strings.Join([]string{
-		"event: message",
-		`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a"}}`, // 1
-		"",
-		`data: {"method":"notifications/progress","params":{"progressToken":1,"progress":1},"jsonrpc":"2.0"}`, // 2
-		"",
-		`data: {"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{}}`, // a request id: not a notification
-		`data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}`,
-		`data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"method\":\"notifications/message\"}"}]}}`,
-		`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + long + `"}}`, // over the scan bound
-		`id: 5`,
-		`: data: {"method":"notifications/message"}`,
-		"dat",
-		`data:{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, // 3
-		"",
-	}, "\r\n")
-	readers := map[string]func(io.Reader) io.Reader{
-		"whole":     func(r io.Reader) io.Reader { return r },
-		"bytewise":  iotest.OneByteReader,
-		"half":      iotest.HalfReader,
-		"data-only": iotest.DataErrReader,
+	events := []string{
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"a\"}}", // 1
+		`data: {"method":"notifications/progress","params":{"progressToken":1,"progress":1},"jsonrpc":"2.0"}`,                             // 2
+		"data: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"notifications/message\",\"params\":{\"level\":\"debug\",\"data\":1}}",            // 3: data over two lines
+		`data:{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"no space"}}`,                             // 4
+		`data: {"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{"level":"info"}}`,                                       // a request id: not a notification
+		`data: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}`,                                         // not relayed by the order
+		`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":"half"}}`,                        // the SDK rejects its params
+		`data: {"jsonrpc":"2.0","method":"notifications/message"}`,                                                                        // no params: rejected too
+		"event: ping\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\"}}",                   // not a message event
+		`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + long + `"}}`,                        // over the scan bound
+		": data: {\"method\":\"notifications/message\",\"params\":{\"level\":\"info\"}}\nid: 5",                                           // a comment
+		`data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"method\":\"notifications/message\"}"}]}}`,           // the response
+		`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}`,                               // after it: drained unread
 	}
-	for name, wrap := range readers {
-		o := newNoteOrder()
-		s := &sseCounter{ReadCloser: io.NopCloser(wrap(strings.NewReader(stream))), o: o}
-		if _, err := io.Copy(io.Discard, s); err != nil {
-			t.Fatal(err)
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		stream := strings.ReplaceAll(strings.Join(events, "\n\n")+"\n\n", "\n", eol)
+		readers := map[string]func(io.Reader) io.Reader{
+			"whole":     func(r io.Reader) io.Reader { return r },
+			"bytewise":  iotest.OneByteReader,
+			"half":      iotest.HalfReader,
+			"data-only": iotest.DataErrReader,
 		}
-		if o.read != 3 {
-			t.Errorf("%s: counted %d relayable notifications, want 3", name, o.read)
+		for name, wrap := range readers {
+			o := newNoteOrder()
+			s := &sseCounter{ReadCloser: io.NopCloser(wrap(strings.NewReader(stream))), o: o}
+			if _, err := io.Copy(io.Discard, s); err != nil {
+				t.Fatal(err)
+			}
+			if o.read != 4 {
+				t.Errorf("%s, line ends %q: counted %d relayable notifications, want 4", name, eol, o.read)
+			}
 		}
 	}
 }

@@ -75,8 +75,8 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 	if dir, ok := w.dirs[ss]; ok {
 		return dir, nil
 	}
-	if w.persist != "" {
-		dir, lock, err := w.persisted(ss)
+	if w.persist != "" && ss.ID() == "" {
+		dir, lock, err := w.persisted()
 		if err != nil {
 			return "", err
 		}
@@ -244,7 +244,7 @@ func (w *workspaces) overLimit(dir string) error {
 	if usage(dir, w.limit) <= w.limit {
 		return nil
 	}
-	if w.persist != "" {
+	if w.isPersisted(dir) {
 		// A persisted workspace holds what the user chose to keep: say
 		// where, never delete.
 		return fmt.Errorf("the workspace %q in sandbox.workspace_dir is over its %s limit; runs will stop until files are removed from it or sandbox.workspace_size is raised",

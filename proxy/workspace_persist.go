@@ -7,30 +7,35 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Persisted workspaces (sandbox.workspace_dir). A session's workspace is
-// DIR/<key>: "stdio" for the stdio session, so a script's state carries over
-// to toolfold's next start; the Mcp-Session-Id over HTTP, so an ended
-// session's files stay for the user to collect. They are never removed by
-// toolfold, and still bounded by sandbox.workspace_size while used.
+// Persisted workspaces (sandbox.workspace_dir). The stdio session's
+// workspace is DIR/stdio, so a script's state and exported files carry over
+// to toolfold's next start; toolfold never removes it, and it is still
+// bounded by sandbox.workspace_size while used. HTTP sessions keep
+// temporary workspaces: their ids are random, so a kept directory could
+// never be found again, and any client able to open sessions could fill
+// the disk with them.
 //
 // A workspace is locked (flock on DIR/.<key>.lock) while a session uses
 // it: a second toolfold on the same config (two editor windows) gets
-// stdio-2, stdio-3, ... rather than sharing files with the first.
+// stdio-2, stdio-3, ... rather than sharing files with the first. DIR must
+// be toolfold's own: owned by its user and writable by nobody else, since
+// whoever can write DIR could swap a workspace for a link between runs.
 
 // maxWorkspaceTries bounds the search for an unlocked stdio workspace.
 const maxWorkspaceTries = 32
 
-// persisted opens (creating if needed) and locks the workspace of ss under
-// w.persist. Called with w.mu held.
-func (w *workspaces) persisted(ss *mcp.ServerSession) (string, *os.File, error) {
+// persisted opens (creating if needed) and locks the stdio session's
+// workspace under w.persist. Called with w.mu held.
+func (w *workspaces) persisted() (string, *os.File, error) {
 	if err := os.MkdirAll(w.persist, 0o700); err != nil {
 		return "", nil, fmt.Errorf("create sandbox.workspace_dir: %w (make it writable, or remove the key)", err)
 	}
-	base := workspaceKey(ss.ID())
+	if err := ownDir(w.persist); err != nil {
+		return "", nil, err
+	}
+	const base = "stdio"
 	for i := 1; i <= maxWorkspaceTries; i++ {
 		key := base
 		if i > 1 {
@@ -38,7 +43,8 @@ func (w *workspaces) persisted(ss *mcp.ServerSession) (string, *os.File, error) 
 		}
 		lock, err := os.OpenFile(filepath.Join(w.persist, "."+key+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
-			return "", nil, fmt.Errorf("lock a workspace in sandbox.workspace_dir: %w", err)
+			return "", nil, fmt.Errorf("lock a workspace in sandbox.workspace_dir: %w (if %s is a link or not a file, move it away)",
+				err, filepath.Join(w.persist, "."+key+".lock"))
 		}
 		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			lock.Close()
@@ -62,23 +68,29 @@ func (w *workspaces) persisted(ss *mcp.ServerSession) (string, *os.File, error) 
 		}
 		return dir, lock, nil
 	}
-	return "", nil, fmt.Errorf("the first %d workspaces for %q in sandbox.workspace_dir are all in use by other toolfold processes", maxWorkspaceTries, base)
+	return "", nil, fmt.Errorf("the first %d workspaces in sandbox.workspace_dir are all in use by other toolfold processes", maxWorkspaceTries)
 }
 
-// workspaceKey is a session's directory name: "stdio" for the session
-// without an id, else the id with anything but [A-Za-z0-9_-] replaced.
-func workspaceKey(id string) string {
-	if id == "" {
-		return "stdio"
+// ownDir checks that dir is a real directory of toolfold's user that no
+// one else can write.
+func ownDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("sandbox.workspace_dir: %w", err)
 	}
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			b[i] = '_'
-		}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	switch {
+	case !info.IsDir():
+		return fmt.Errorf("sandbox.workspace_dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
+	case ok && int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("sandbox.workspace_dir %s belongs to uid %d, not toolfold's user (uid %d); use a directory of toolfold's own", dir, st.Uid, os.Geteuid())
+	case info.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("sandbox.workspace_dir %s is writable by other users (mode %v); chmod go-w it, or use a directory of toolfold's own", dir, info.Mode().Perm())
 	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return "session-" + string(b)
+	return nil
+}
+
+// isPersisted reports whether dir is a workspace under sandbox.workspace_dir.
+func (w *workspaces) isPersisted(dir string) bool {
+	return w.persist != "" && filepath.Dir(dir) == w.persist
 }

@@ -86,16 +86,25 @@ return os.path.exists("state.json")`)
 	}
 }
 
-func TestWorkspaceKey(t *testing.T) {
-	for id, want := range map[string]string{
-		"":                       "stdio",
-		"ABC123":                 "session-ABC123",
-		"../../etc":              "session-______etc",
-		"a/b":                    "session-a_b",
-		strings.Repeat("x", 100): "session-" + strings.Repeat("x", 64),
-	} {
-		if got := workspaceKey(id); got != want {
-			t.Errorf("workspaceKey(%q) = %q, want %q", id, got, want)
+// TestWorkspaceDirMustBeToolfolds: a workspace_dir others can write, or a
+// link, is refused with what to do.
+func TestWorkspaceDirMustBeToolfolds(t *testing.T) {
+	root := t.TempDir()
+	open := filepath.Join(root, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	link := filepath.Join(root, "link")
+	os.Symlink(root, link)
+	for dir, want := range map[string]string{open: "chmod go-w", link: "not a directory"} {
+		w := newWorkspaces(0, dir, nil)
+		if _, _, err := w.persisted(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("workspace_dir %s: err = %v, want %q", filepath.Base(dir), err, want)
 		}
 	}
+	w := newWorkspaces(0, filepath.Join(root, "fresh"), nil)
+	dir, lock, err := w.persisted()
+	if err != nil || filepath.Base(dir) != "stdio" {
+		t.Fatalf("a fresh workspace_dir: %v, %v", dir, err)
+	}
+	lock.Close()
 }

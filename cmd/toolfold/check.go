@@ -143,7 +143,7 @@ func workspaceStatus(sb config.Sandbox) string {
 		size = fmt.Sprintf("%d KiB", sb.WorkspaceBytes>>10)
 	}
 	if sb.WorkspaceDir == "" {
-		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps them)"
+		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps stdio's)"
 	}
-	return "kept in " + sb.WorkspaceDir + " (stdio: its stdio/ directory; " + size + " each)"
+	return "stdio's kept in " + sb.WorkspaceDir + "/stdio, HTTP sessions' temporary (" + size + " each)"
 }
