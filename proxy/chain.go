@@ -119,7 +119,7 @@ func logMiddleware(log *slog.Logger) mcp.Middleware {
 			res, err := next(ctx, method, req)
 			if err != nil && ctx.Err() == nil && !expectedFailure(method, err) {
 				log.Warn("request failed", "method", method, "took", time.Since(start).Round(time.Microsecond), "err", err)
-			} else {
+			} else if log.Enabled(ctx, slog.LevelDebug) { // no boxing of the arguments when off
 				log.Debug("request", "method", method, "took", time.Since(start).Round(time.Microsecond))
 			}
 			return res, err

@@ -3,6 +3,7 @@ package proxy
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -27,8 +28,9 @@ func boundResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	}
 	var structured int
 	if res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		structured = len(b)
+		// Sized without marshalling: the common small result costs a
+		// walk, not an encoding.
+		structured = jsonSize(res.StructuredContent, math.MaxInt)
 	}
 	if size+structured <= maxForwardedResult {
 		return res

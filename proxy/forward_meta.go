@@ -121,8 +121,18 @@ func (f *forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
 
 // resultMeta is an upstream result's _meta as it goes to the client: the
 // protocol's per-hop keys (the upstream's serverInfo, ...) stay behind.
+// Without such keys m is returned as it is: the result was just decoded
+// and is the caller's. (hopMeta always copies: the SDK client writes its
+// per-hop keys into the _meta of the request it sends.)
 func resultMeta(m mcp.Meta) mcp.Meta {
-	if len(m) == 0 {
+	found := false
+	for k := range m {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			found = true
+			break
+		}
+	}
+	if !found {
 		return m
 	}
 	out := make(mcp.Meta, len(m))

@@ -11,7 +11,9 @@ import (
 
 // BenchmarkPassthroughCall is BenchmarkDirectCall's call through toolfold in
 // passthrough mode (in-memory client, the same HTTP upstream), with the PII
-// rewrite on (the default) and off: the proxy hop's cost.
+// rewrite on (the default) and off: the proxy hop's cost. sdk-hop is the
+// same hop built from the go-sdk alone (a server whose one tool calls the
+// upstream's), for what any go-sdk proxy pays; the rest is toolfold's.
 //
 //	go test -run '^$' -bench 'DirectCall|PassthroughCall' -benchmem ./proxy
 func BenchmarkPassthroughCall(b *testing.B) {
@@ -35,4 +37,35 @@ func BenchmarkPassthroughCall(b *testing.B) {
 			}
 		})
 	}
+	b.Run("sdk-hop", func(b *testing.B) {
+		up := httpUpstream(b, "calc", newTestServer())
+		ctx := context.Background()
+		ucs, err := mcp.NewClient(&mcp.Implementation{Name: "hop"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: up.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = ucs.Close() })
+		srv := mcp.NewServer(&mcp.Implementation{Name: "hop"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "add", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return ucs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: req.Params.Arguments})
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cs.Close() })
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
 }

@@ -97,6 +97,12 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 	}
 	defer stopPT()
 	cases = append(cases, pt)
+	hop, stopHop, err := e.sdkHopCase(ctx, calls)
+	if err != nil {
+		return err
+	}
+	defer stopHop()
+	cases = append(cases, hop)
 	cases = append(cases, latencyCase{name: "run_script, one echo call (in-process toolfold)", n: runs, call: func(ctx context.Context) error {
 		return e.runOK(ctx, echoScript, "lua")
 	}})
