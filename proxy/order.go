@@ -60,8 +60,9 @@ func (o *noteOrder) sawRead() {
 
 func (o *noteOrder) sawHandled() {
 	o.mu.Lock()
-	// Never ahead of read: a notification the transport could not count
-	// (an SSE event over orderScanMax) must not let a later wait pass early.
+	// Never ahead of read, so a notification the transport could not count
+	// (an SSE event over orderScanMax) does not leave every later wait
+	// passing early; the one wait it overlaps may still pass early.
 	o.handled = min(o.handled+1, o.read)
 	close(o.moved)
 	o.moved = make(chan struct{})

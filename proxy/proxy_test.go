@@ -93,8 +93,17 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 	p.Start(context.Background())
 	p.WaitReady(ctx)
 	t.Cleanup(p.Close)
+	return p, connectClient(t, p.Server())
+}
+
+// connectClient opens a client session to srv in memory; both ends close
+// at the test's end.
+func connectClient(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := p.Server().Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +113,7 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return p, cs
+	return cs
 }
 
 func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {

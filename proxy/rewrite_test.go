@@ -109,7 +109,7 @@ return tools.crm.save{to = s.email, body = "x"}`)
 
 	// Another client session has its own vault: the first session's
 	// tokens mean nothing there and reach the upstream as they are.
-	cs2 := connectClient(t, p)
+	cs2 := connectClient(t, p.Server())
 	out2, _ := runLua(t, cs2, `return tools.crm.save{to = "[EMAIL_1]", body = "[CREDIT_CARD_1]"}`)
 	if strings.Contains(out2, "ann@") {
 		t.Errorf("second session: %s", out2)
@@ -151,25 +151,6 @@ func TestPIIRunWithoutSession(t *testing.T) {
 	if got := up.saved(); len(got) != 1 || !strings.Contains(got[0], "bob@example.com") {
 		t.Errorf("upstream got %v", got)
 	}
-}
-
-// connectClient opens another client session to p's server.
-func connectClient(t *testing.T, p *Proxy) *mcp.ClientSession {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := p.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client-2"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
 }
 
 // Spans that capture content, and logs, see only tokens: the rewrite is
@@ -279,7 +260,7 @@ func TestPIIVaultSpansHTTPRequests(t *testing.T) {
 func TestPIIVaultDroppedWithSession(t *testing.T) {
 	up := newPIIServer()
 	p, _ := startProxy(t, testConfig(httpUpstream(t, "crm", up.srv)))
-	cs := connectClient(t, p)
+	cs := connectClient(t, p.Server())
 	if out, _ := runLua(t, cs, `return tools.crm.profile{}.email`); !strings.Contains(out, "[EMAIL_1]") {
 		t.Fatalf("script: %s", out)
 	}

@@ -65,7 +65,7 @@ func newWorkspaces(limit int64, persist string, log *slog.Logger) *workspaces {
 }
 
 // get returns the session's workspace, creating it on first use. The
-// workspace is removed when the session ends.
+// workspace is removed (a persisted one unlocked) when the session ends.
 func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -75,18 +75,31 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 	if dir, ok := w.dirs[ss]; ok {
 		return dir, nil
 	}
-	if w.persist != "" && ss.ID() == "" {
-		dir, lock, err := w.persisted()
+	var dir string
+	if w.persist != "" && ss.ID() == "" { // the stdio session: workspace_persist.go
+		d, lock, err := w.persisted()
 		if err != nil {
 			return "", err
 		}
-		w.dirs[ss], w.locks[ss] = dir, lock
-		go func() {
-			ss.Wait()
-			w.release(ss)
-		}()
-		return dir, nil
+		dir, w.locks[ss] = d, lock
+	} else {
+		d, err := w.temporary()
+		if err != nil {
+			return "", err
+		}
+		dir = d
 	}
+	w.dirs[ss] = dir
+	go func() {
+		ss.Wait()
+		w.release(ss)
+	}()
+	return dir, nil
+}
+
+// temporary makes a workspace under the root, removed with it. Called with
+// w.mu held.
+func (w *workspaces) temporary() (string, error) {
 	if w.root == "" {
 		root, err := os.MkdirTemp("", "toolfold-workspaces-")
 		if err != nil {
@@ -104,11 +117,6 @@ func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
 			w.log.Warn("session workspace not bounded by a mount; its size is watched instead", "dir", dir, "err", err)
 		}
 	}
-	w.dirs[ss] = dir
-	go func() {
-		ss.Wait()
-		w.release(ss)
-	}()
 	return dir, nil
 }
 

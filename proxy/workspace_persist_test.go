@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,16 +38,7 @@ func TestWorkspaceDirPersists(t *testing.T) {
 	}
 
 	// A second session while the first holds "stdio".
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := p.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "second"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs2 := connectClient(t, p.Server())
 	text, _ := runPython(t, cs2, `import os
 open("mine", "w").write("2")
 return os.path.exists("state.json")`)
@@ -59,7 +49,6 @@ return os.path.exists("state.json")`)
 		t.Errorf("the second session's workspace is not workspace_dir/stdio-2: %v", err)
 	}
 	cs2.Close()
-	ss.Wait()
 
 	// Over the limit: reported with the setting to change, nothing deleted.
 	text, failed := runPython(t, cs, `open("big", "wb").write(b"x" * (2 << 20))`)

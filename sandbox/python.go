@@ -136,8 +136,8 @@ func compilePrelude(exe string) []byte {
 	const prog = `import sys, marshal
 sys.stdout.write(marshal.dumps(compile(sys.stdin.read(), "<toolfold prelude>", "exec", optimize=2)).hex())`
 	out, err := probeInput(exe, pythonPrelude, "-I", "-S", "-c", prog)
-	if err != nil || len(out) == 0 || len(out) > 100<<10 {
-		return nil
+	if err != nil || len(out) == 0 || len(out) > 1<<20 {
+		return nil // not a compiled prelude: run the source
 	}
 	code, err := hex.DecodeString(strings.TrimSpace(string(out)))
 	if err != nil {
