@@ -86,6 +86,11 @@ type Sandbox struct {
 	// (default: Lua anywhere, Python and JavaScript only with namespaces
 	// and Landlock) or "none". See sandbox.Require.
 	Require string
+	// Warm keeps, for each session and language, the child of the session's
+	// next run started ahead of time, so a run pays for its script and not
+	// for starting an interpreter in a new sandbox; default true. See
+	// sandbox.Warmer.
+	Warm bool
 }
 
 // HTTP configures `serve --http`.
@@ -110,6 +115,7 @@ var DefaultSandbox = Sandbox{
 	Processes:      64,
 	WorkspaceBytes: 256 << 20,
 	Require:        "degraded",
+	Warm:           true,
 }
 
 // LoadOptions changes how a config is read. The zero value (or nil) is

@@ -129,7 +129,7 @@ http:
 		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
 			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
 			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4, WorkspaceBytes: 256 << 20,
-			Require: "degraded"},
+			Require: "degraded", Warm: true},
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
 		Expose:    DefaultExpose,

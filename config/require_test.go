@@ -20,3 +20,16 @@ func TestSandboxRequire(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+func TestSandboxWarm(t *testing.T) {
+	if !mustParse(t, "", "upstreams: {a: {command: x}}", nil).Sandbox.Warm {
+		t.Error("sandbox.warm is off by default")
+	}
+	if mustParse(t, "", "upstreams: {a: {command: x}}\nsandbox: {warm: false}", nil).Sandbox.Warm {
+		t.Error("warm: false parsed as on")
+	}
+	_, err := Parse("test.yaml", []byte("sandbox: {warm: sometimes}\n"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "test.yaml:1:17: sandbox.warm: ") {
+		t.Errorf("err = %v, want a positioned sandbox.warm error", err)
+	}
+}

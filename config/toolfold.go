@@ -15,7 +15,7 @@ var (
 	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
-		"python", "node", "workspace_size", "workspace_dir", "require"}
+		"python", "node", "workspace_size", "workspace_dir", "require", "warm"}
 	httpKeys = []string{"addr", "bearer_token"}
 )
 
@@ -139,6 +139,8 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 			setIf(&sb.Processes)(d.count(f.val, p))
 		case "python", "node", "workspace_size", "workspace_dir":
 			d.languageKey(f, p, sb, dir) // languages.go
+		case "warm":
+			setIf(&sb.Warm)(d.boolean(f.val, p))
 		case "require":
 			if v, ok := d.str(f.val, p); ok {
 				switch v {

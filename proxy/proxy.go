@@ -101,6 +101,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.langs = append(p.langs, r.Language())
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
+	p.workspaces.forget = p.forgetWorkspace
 	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
@@ -136,9 +137,15 @@ func (p *Proxy) WaitReady(ctx context.Context) {
 // return promptly; Close does the rest.
 func (p *Proxy) Shutdown() { p.stopLife() }
 
-// Close shuts down and stops the upstreams.
+// Close shuts down and stops the upstreams. It closes the runners that
+// keep warm children (sandbox.Warmer), so none outlives the proxy.
 func (p *Proxy) Close() {
 	p.Shutdown()
+	for _, r := range p.runners {
+		if w, ok := r.(sandbox.Warmer); ok {
+			w.Close()
+		}
+	}
 	p.pool.Close()
 	p.learn.close()
 	p.workspaces.close()
@@ -238,4 +245,14 @@ func boolp(b bool) *bool {
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// forgetWorkspace stops the warm children kept for runs in dir: called
+// before a session's workspace is removed or unlocked.
+func (p *Proxy) forgetWorkspace(dir string) {
+	for _, r := range p.runners {
+		if w, ok := r.(sandbox.Warmer); ok {
+			w.Forget(dir)
+		}
+	}
 }

@@ -42,6 +42,9 @@ type workspaces struct {
 	// inode-limited tmpfs); unmount undoes it before the directory is
 	// removed. Without them the size is watched by usage alone.
 	mount, unmount func(dir string) error
+	// forget, when set, stops what the runners keep for a workspace (warm
+	// children with it bound); called before it is removed or unlocked.
+	forget func(dir string)
 
 	mu     sync.Mutex
 	root   string
@@ -128,6 +131,9 @@ func (w *workspaces) release(ss *mcp.ServerSession) {
 	delete(w.dirs, ss)
 	delete(w.locks, ss)
 	w.mu.Unlock()
+	if ok && w.forget != nil {
+		w.forget(dir)
+	}
 	switch {
 	case lock != nil:
 		lock.Close() // releases the flock
@@ -146,6 +152,9 @@ func (w *workspaces) close() {
 	w.dirs, w.locks = map[*mcp.ServerSession]string{}, map[*mcp.ServerSession]*os.File{}
 	w.mu.Unlock()
 	for ss, dir := range dirs {
+		if w.forget != nil {
+			w.forget(dir)
+		}
 		if lock := locks[ss]; lock != nil {
 			lock.Close()
 			continue

@@ -11,10 +11,15 @@ import (
 // (bare: its argv with a no-op program, same flags) against a full run of
 // a trivial script through r, alternating the two so that both see the
 // same machine load. It reports both means, their difference and ratio.
-func benchOverhead(b *testing.B, r Runner, bare []string) {
+// Each pair is preceded by pause, off the clock: a model thinks between
+// two runs, which is when a warm runner starts the next run's child.
+func benchOverhead(b *testing.B, r Runner, bare []string, pause time.Duration) {
 	ctx := context.Background()
 	var tBare, tRun time.Duration
 	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(pause)
+		b.StartTimer()
 		start := time.Now()
 		cmd := exec.Command(bare[0], bare[1:]...)
 		cmd.Env = interpEnv // as the runner's: node reads NODE_EXTRA_CA_CERTS at start, say
@@ -37,16 +42,33 @@ func benchOverhead(b *testing.B, r Runner, bare []string) {
 	b.ReportMetric(float64(tRun)/float64(tBare), "ratio")
 }
 
-// BenchmarkPythonOverhead: a run against `python3 -I -S -B -c pass`.
+// overheadPause is the time between two runs in the Overhead benchmarks.
+const overheadPause = 100 * time.Millisecond
+
+// BenchmarkPythonOverhead: a run against `python3 -I -S -B -c pass`; cold
+// starts each run's child, warm (as toolfold serve) uses the one started
+// after the previous run.
 func BenchmarkPythonOverhead(b *testing.B) {
 	py := newTestPython(b)
-	benchOverhead(b, py, []string{py.in.proc.exe, "-I", "-S", "-B", "-c", "pass"})
+	bare := []string{py.in.proc.exe, "-I", "-S", "-B", "-c", "pass"}
+	b.Run("cold", func(b *testing.B) { benchOverhead(b, py, bare, overheadPause) })
+	b.Run("warm", func(b *testing.B) { benchOverhead(b, benchWarm(b, py.in.proc, py), bare, overheadPause) })
 }
 
 // BenchmarkJavaScriptOverhead: a run against `node --max-old-space-size=512 -e 0`.
 func BenchmarkJavaScriptOverhead(b *testing.B) {
 	js := newTestNode(b)
-	benchOverhead(b, js, []string{js.Path(), "--max-old-space-size=512", "-e", "0"})
+	bare := []string{js.Path(), "--max-old-space-size=512", "-e", "0"}
+	b.Run("cold", func(b *testing.B) { benchOverhead(b, js, bare, overheadPause) })
+	b.Run("warm", func(b *testing.B) { benchOverhead(b, benchWarm(b, js.in.proc, js), bare, overheadPause) })
+}
+
+// benchWarm makes r (whose procRunner is p, a copy of the test runner's)
+// keep warm children until the benchmark ends.
+func benchWarm(b *testing.B, p *procRunner, r Runner) Runner {
+	p.warm = newSpares(p)
+	b.Cleanup(p.close)
+	return r
 }
 
 // benchCalls runs one script making 1000 sequential tool calls and

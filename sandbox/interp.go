@@ -24,6 +24,9 @@ type InterpreterOptions struct {
 	// Logger receives debug lines per run and warnings for protocol
 	// violations; nil discards them.
 	Logger *slog.Logger
+	// Warm keeps, after each run, an interpreter started for the next run
+	// of the same Workdir and Limits, its prelude loaded (see Warmer).
+	Warm bool
 }
 
 // interpEnv is the whole environment of an interpreter child: nothing of
@@ -50,7 +53,11 @@ func newInterpreter(language string, opts *InterpreterOptions) *interpreter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &interpreter{language: language, proc: &procRunner{language: language, log: log}}
+	in := &interpreter{language: language, proc: &procRunner{language: language, log: log}}
+	if opts.Warm {
+		in.proc.warm = newSpares(in.proc)
+	}
+	return in
 }
 
 // lookInterpreter resolves the configured path (or def) to an absolute

@@ -24,7 +24,10 @@ const minNode = 18
 // doc.go ("Inside a JavaScript script") for what a script can use.
 type JavaScript struct{ in *interpreter }
 
-var _ Runner = (*JavaScript)(nil)
+var (
+	_ Runner = (*JavaScript)(nil)
+	_ Warmer = (*JavaScript)(nil)
+)
 
 // NewJavaScript finds node (opts.Path, or node on PATH) and checks its
 // version. The error says why JavaScript is unavailable and how to fix it.
@@ -90,3 +93,9 @@ func (j *JavaScript) Version() string { return j.in.version }
 // the symlink it was found by) and the directories of the shared libraries
 // it links. The isolation layer binds them at the same paths.
 func (j *JavaScript) RuntimePaths() []string { return j.in.paths }
+
+// Forget stops the warm interpreter kept for runs in workdir. See Warmer.
+func (j *JavaScript) Forget(workdir string) { j.in.proc.forget(workdir) }
+
+// Close stops every warm interpreter; later runs start cold. See Warmer.
+func (j *JavaScript) Close() error { j.in.proc.close(); return nil }

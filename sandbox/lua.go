@@ -17,6 +17,9 @@ type LuaOptions struct {
 	// Logger receives debug lines per run and warnings for host errors and
 	// protocol violations; nil discards them.
 	Logger *slog.Logger
+	// Warm keeps, after each run, a child started for the next run of the
+	// same Workdir and Limits (see Warmer). Off, every run starts cold.
+	Warm bool
 }
 
 // Lua runs Lua scripts (gopher-lua) in a re-executed child of the proxy.
@@ -24,7 +27,10 @@ type Lua struct {
 	proc *procRunner
 }
 
-var _ Runner = (*Lua)(nil)
+var (
+	_ Runner = (*Lua)(nil)
+	_ Warmer = (*Lua)(nil)
+)
 
 // NewLua returns the Lua runner. opts may be nil.
 func NewLua(opts *LuaOptions) *Lua {
@@ -43,6 +49,9 @@ func NewLua(opts *LuaOptions) *Lua {
 	if p.exeErr != nil {
 		p.exeErr = fmt.Errorf("sandbox: find the toolfold binary to re-execute: %w", p.exeErr)
 	}
+	if opts.Warm {
+		p.warm = newSpares(p)
+	}
 	return &Lua{proc: p}
 }
 
@@ -56,3 +65,9 @@ func (l *Lua) Run(ctx context.Context, req Request, host Host) (*Result, error) 
 	}
 	return l.proc.run(ctx, req, host)
 }
+
+// Forget stops the warm child kept for runs in workdir. See Warmer.
+func (l *Lua) Forget(workdir string) { l.proc.forget(workdir) }
+
+// Close stops every warm child; later runs start cold. See Warmer.
+func (l *Lua) Close() error { l.proc.close(); return nil }

@@ -44,6 +44,8 @@ type procRunner struct {
 	// Python's compiled prelude, which its command line's loader reads
 	// (see pythonArgv). It counts toward no frame limit.
 	preamble []byte
+	// warm, when set, keeps a started child for the next run (warm.go).
+	warm *spares
 }
 
 // run is Runner.Run for every process-based language.
@@ -67,17 +69,24 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 			"the script is %d bytes, over the %s frame limit; send a shorter script or raise %s",
 			len(req.Code), fmtBytes(int64(lim.MaxFrameBytes)), hintFrame)}}, nil
 	}
-	if p.preamble != nil {
-		first = append(slices.Clip(p.preamble), first...) // a copy: preamble is shared by runs
-	}
 	dir, cleanup, err := workdir(req.Workdir, p.sandboxed())
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	c, err := p.start(dir, lim)
-	if err != nil {
-		return nil, err
+	var c *child
+	if p.warmable(req.Workdir) {
+		key := spareKey{dir: dir, lim: lim}
+		c = p.warm.take(key)     // its preamble is written already
+		defer p.warm.refill(key) // the next run's child, once this one is gone
+	}
+	if c == nil {
+		if c, err = p.start(dir, lim); err != nil {
+			return nil, err
+		}
+		if p.preamble != nil {
+			first = append(slices.Clip(p.preamble), first...) // a copy: preamble is shared by runs
+		}
 	}
 	return c.supervise(ctx, first, host), nil
 }
@@ -113,6 +122,7 @@ type child struct {
 	bridgeW *os.File // parent → child
 	exited  chan struct{}
 	init    *initConn // nil when the child runs without the sandbox's init
+	warm    bool      // started ahead of its run (warm.go)
 
 	mu     sync.Mutex
 	cause  *ScriptError // why the parent killed the child; first one wins
@@ -283,7 +293,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
 	c.init.note(res.Err, c.lim)
-	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "duration", dur,
+	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "exit", state.String())
 	if s := errTail.String(); s != "" {
 		c.p.log.Debug("child stderr", "pid", c.pid, "stderr", s)

@@ -32,7 +32,10 @@ const minPythonMajor, minPythonMinor = 3, 8
 // ("Inside a Python script") for what a script can use.
 type Python struct{ in *interpreter }
 
-var _ Runner = (*Python)(nil)
+var (
+	_ Runner = (*Python)(nil)
+	_ Warmer = (*Python)(nil)
+)
 
 // NewPython finds the interpreter (opts.Path, or python3 on PATH), checks
 // its version and resolves launchers such as pyenv shims to the real
@@ -176,3 +179,9 @@ func versionAtLeast(v string, major, minor int) bool {
 	mi, err2 := strconv.Atoi(parts[1])
 	return err1 == nil && err2 == nil && (ma > major || ma == major && mi >= minor)
 }
+
+// Forget stops the warm interpreter kept for runs in workdir. See Warmer.
+func (p *Python) Forget(workdir string) { p.in.proc.forget(workdir) }
+
+// Close stops every warm interpreter; later runs start cold. See Warmer.
+func (p *Python) Close() error { p.in.proc.close(); return nil }

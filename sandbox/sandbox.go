@@ -20,6 +20,20 @@ type Runner interface {
 	Run(ctx context.Context, req Request, host Host) (*Result, error)
 }
 
+// Warmer is a Runner that can keep a child started ahead of the next run
+// (the Warm option): when a run ends it starts the child for the next run
+// of the same Request.Workdir and Limits, which then writes its run frame
+// to that child instead of starting one. See warm.go.
+type Warmer interface {
+	Runner
+	// Forget stops the children kept for runs in workdir. Call it before
+	// the workdir is removed or handed to another owner.
+	Forget(workdir string)
+	// Close stops every kept child and keeps no more; Run still works,
+	// starting each child cold.
+	Close() error
+}
+
 // Host is what a script can reach: implemented by the proxy.
 type Host interface {
 	// Call invokes a tool by the name the script used: a qualified name

@@ -34,7 +34,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "workspaces: %s\n\n", workspaceStatus(cfg.Sandbox))
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
-	runners, langs := languages(cfg, log)
+	runners, langs := languages(cfg, log, false)
 	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Runners: runners})
 	defer p.Close()
 

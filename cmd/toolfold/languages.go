@@ -20,10 +20,11 @@ type langStatus struct {
 
 // languages builds the run_script runners: Lua (this binary) always,
 // Python and JavaScript when their interpreter works. The statuses list
-// every language in that order.
-func languages(cfg *config.Config, log *slog.Logger) ([]sandbox.Runner, []langStatus) {
+// every language in that order. warm makes them keep each session's next
+// child started (serve; a one-shot command would only waste the start).
+func languages(cfg *config.Config, log *slog.Logger, warm bool) ([]sandbox.Runner, []langStatus) {
 	slog := log.With("component", "sandbox")
-	runners := []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: slog})}
+	runners := []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: slog, Warm: warm})}
 	st := []langStatus{{Lang: "lua", Detail: "built in"}}
 	type interp interface {
 		sandbox.Runner
@@ -43,7 +44,7 @@ func languages(cfg *config.Config, log *slog.Logger) ([]sandbox.Runner, []langSt
 		st = append(st, s)
 	}
 	opts := func(path string) *sandbox.InterpreterOptions {
-		return &sandbox.InterpreterOptions{Path: path, Logger: slog}
+		return &sandbox.InterpreterOptions{Path: path, Logger: slog, Warm: warm}
 	}
 	add("python", cfg.Sandbox.Python, func() (interp, error) { return sandbox.NewPython(opts(cfg.Sandbox.Python)) })
 	add("javascript", cfg.Sandbox.Node, func() (interp, error) { return sandbox.NewJavaScript(opts(cfg.Sandbox.Node)) })

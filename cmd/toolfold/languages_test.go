@@ -13,7 +13,7 @@ func TestLanguagesStatus(t *testing.T) {
 	cfg := &config.Config{Sandbox: config.DefaultSandbox}
 	cfg.Sandbox.Python = config.LanguageOff
 	cfg.Sandbox.Node = "/nonexistent/node"
-	runners, st := languages(cfg, slog.New(slog.DiscardHandler))
+	runners, st := languages(cfg, slog.New(slog.DiscardHandler), false)
 	if len(runners) != 1 || runners[0].Language() != "lua" {
 		t.Errorf("runners = %v, want Lua alone", runners)
 	}

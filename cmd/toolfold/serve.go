@@ -59,7 +59,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Warn("telemetry: flushing on exit", "err", err)
 		}
 	}()
+	runners, langs := languages(cfg, log, cfg.Sandbox.Warm)
+	logLanguages(log, langs)
 	p := startProxy(ctx, cfg, log, startupWait, &proxy.Options{
+		Runners:        runners, // closed by p.Close: warm children end with the proxy
 		TracerProvider: tel.tracer,
 		MeterProvider:  tel.meter,
 		CaptureContent: ts.CaptureContent,
@@ -88,7 +91,7 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 	opts.Logger, opts.Version = log, buildVersion()
 	if opts.Runners == nil {
 		var st []langStatus
-		opts.Runners, st = languages(cfg, log)
+		opts.Runners, st = languages(cfg, log, false)
 		logLanguages(log, st)
 	}
 	p := proxy.New(cfg, opts)
