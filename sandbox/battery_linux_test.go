@@ -42,12 +42,15 @@ func runInner(t *testing.T, argv []string, readOnly []string, lim Limits, dir st
 	p.command = func(Limits) ([]string, []string) { return argv, childEnv }
 	p.readOnly = readOnly
 	p.exe = argv[0] // as an interpreter's runner: the init is os.Executable()
+	var w runWatch
+	p.onStart = w.started
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := p.run(ctx, Request{Code: "unused", Limits: lim, Workdir: dir}, &fakeHost{})
 	if err != nil {
 		t.Fatalf("run %q: %v", argv, err)
 	}
+	w.assertGone(t) // nothing of the run is left, whatever the script did
 	t.Logf("output %q, error %v, took %s", res.Output, res.Err, res.Duration)
 	if after := runLuaTest(t, "return 40 + 2", Limits{}, nil); after.Err != nil || string(after.Value) != "42" {
 		t.Fatalf("the runner no longer serves after %q: %v %s", argv, after.Err, after.Value)
@@ -378,6 +381,25 @@ func TestBatteryDaemon(t *testing.T) {
 	wantNoError(t, res)
 	wantOutput(t, res, "started")
 	wantNoLeftovers(t, "sleep\x00"+marker)
+	// Run returns when the init says the run is over, before the init
+	// itself has exited: by then it must have killed the daemons. Its exit
+	// is held back here, so nothing but the init's own killing can pass.
+	p := testRunner(t, "sh")
+	p.exe, p.linger = "/bin/sh", 300*time.Millisecond
+	p.command = func(Limits) ([]string, []string) {
+		// Daemons holding no pipe of the run: nothing else waits for them.
+		return []string{"/bin/sh", "-c", `setsid sh -c 'sleep 30 & sleep 30 &' </dev/null >/dev/null 2>&1 3>&- 4>&- & sleep 0.2` + doneSh}, childEnv
+	}
+	var w runWatch
+	p.onStart = w.started
+	res, err := p.run(context.Background(), Request{Code: "unused"}, &fakeHost{})
+	if err != nil || res.Err != nil {
+		t.Fatalf("run: %v %v", err, res.Err)
+	}
+	if left := inPIDNamespace(w.ns, w.pid); len(left) > 0 {
+		t.Errorf("the daemons %v were still running when the init answered", left)
+	}
+	w.assertGone(t)
 }
 
 func TestBatteryBridge(t *testing.T) {

@@ -37,12 +37,12 @@ var forkMarkers = []string{
 // classifyExit explains a child that ended without sending done and without
 // being killed by the parent. status is how the script's process ended: the
 // child's own, or the inner command's as reported by the sandbox's init.
-func classifyExit(state *os.ProcessState, status syscall.WaitStatus, stderr string, lim Limits) *ScriptError {
+func classifyExit(use exitUsage, status syscall.WaitStatus, stderr string, lim Limits) *ScriptError {
 	code := status.ExitStatus() // -1 when signalled, as ProcessState.ExitCode
-	cpu := state.UserTime() + state.SystemTime()
+	cpu := use.CPU
 	limit := time.Duration(lim.cpuSeconds()) * time.Second
 	switch {
-	case code == exitMemory, containsAny(stderr, memoryMarkers), crashedNearMemoryLimit(state, code, stderr, lim):
+	case code == exitMemory, containsAny(stderr, memoryMarkers), crashedNearMemoryLimit(use, code, stderr, lim):
 		return &ScriptError{Kind: "memory", Msg: fmt.Sprintf(
 			"ran out of memory (limit %s); process the data in smaller pieces or raise %s",
 			fmtBytes(lim.MemoryBytes), hintMemory)}
@@ -77,14 +77,29 @@ func classifyExit(state *os.ProcessState, status syscall.WaitStatus, stderr stri
 // when a small allocation inside the runtime fails first (the collector's
 // metadata, say), the runtime faults instead of reporting it. A Go runtime
 // crash of a child that had touched a quarter of its limit is taken for one.
-func crashedNearMemoryLimit(state *os.ProcessState, code int, stderr string, lim Limits) bool {
-	ru, ok := state.SysUsage().(*syscall.Rusage)
-	if !ok || code != 2 {
+func crashedNearMemoryLimit(use exitUsage, code int, stderr string, lim Limits) bool {
+	if code != 2 {
 		return false
 	}
 	crash := strings.HasPrefix(stderr, "fatal error: ") || strings.HasPrefix(stderr, "SIGSEGV") ||
 		strings.HasPrefix(stderr, "unexpected fault address") || strings.HasPrefix(stderr, "runtime: ")
-	return crash && ru.Maxrss<<10 >= lim.MemoryBytes/4 // Maxrss is in KiB
+	return crash && use.MaxRSS >= lim.MemoryBytes/4
+}
+
+// exitUsage is what a child used: CPU time (user and system) and its peak
+// resident memory in bytes.
+type exitUsage struct {
+	CPU    time.Duration
+	MaxRSS int64
+}
+
+// usageOf reads state's resource usage.
+func usageOf(state *os.ProcessState) exitUsage {
+	u := exitUsage{CPU: state.UserTime() + state.SystemTime()}
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
+		u.MaxRSS = int64(ru.Maxrss) << 10 // Maxrss is in KiB
+	}
+	return u
 }
 
 func containsAny(s string, subs []string) bool {

@@ -25,7 +25,7 @@ func TestClassifyDisk(t *testing.T) {
 		{1 << 8, "OSError: [Errno 27] File too large", "per-file limit"},
 		{1 << 8, "OSError: [Errno 28] No space left on device", "the sandbox's disk is full (/workspace holds 256 MiB, /tmp 64 MiB, 10000 files each)"},
 	} {
-		err := classifyExit(cmd.ProcessState, c.status, c.stderr, lim)
+		err := classifyExit(usageOf(cmd.ProcessState), c.status, c.stderr, lim)
 		if err == nil || err.Kind != "limit" || !strings.Contains(err.Msg, c.want) {
 			t.Errorf("status %v, stderr %q: %v, want %q", c.status, c.stderr, err, c.want)
 		}

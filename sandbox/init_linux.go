@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -103,8 +104,15 @@ func initMain() int {
 		fmt.Fprintf(os.Stderr, "toolfold sandbox: start %s: %v\n", s.Argv[0], err)
 		return 126
 	}
-	ws := reap(pid)
-	report(initStatus{WaitStatus: uint32(ws)})
+	// The script's pipes are its own: holding them would keep the parent
+	// from reading their end until this process is gone.
+	releaseStdio()
+	ws, ru := reap(pid)
+	killAll()
+	// Every process of the run has ended: the parent answers the model
+	// now, while this process's exit tears the namespaces down.
+	report(initStatus{WaitStatus: uint32(ws), CPUNanos: ru.Utime.Nano() + ru.Stime.Nano(), MaxRSSKiB: ru.Maxrss})
+	time.Sleep(time.Duration(s.LingerMillis) * time.Millisecond) // tests only
 	if ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}
@@ -189,16 +197,59 @@ func harden(s *initSpec, l *Layers) error {
 }
 
 // reap waits for every process that ends in the namespace (the init is
-// their reaper) and returns when pid has ended, with its status.
-func reap(pid int) syscall.WaitStatus {
+// their reaper) and returns when pid has ended, with its status and
+// resource usage.
+func reap(pid int) (syscall.WaitStatus, syscall.Rusage) {
 	for {
 		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		var ru syscall.Rusage
+		got, err := syscall.Wait4(-1, &ws, 0, &ru)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
 		if err != nil || got == pid {
-			return ws
+			return ws, ru
 		}
 	}
+}
+
+// killAll kills every other process of the PID namespace (a daemon, what
+// is left of a fork bomb) and reaps it, until none is left: kill(-1)
+// reaches every process the init may signal, zombies included, and fails
+// with ESRCH only when there is none. A process forked while the signal
+// was sent is caught by the next round.
+func killAll() {
+	for {
+		if err := unix.Kill(-1, unix.SIGKILL); errors.Is(err, unix.ESRCH) {
+			return
+		}
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.ECHILD):
+			// Alive but not (yet) ours: a process whose parent was just
+			// killed is being reparented. The parent's timeout bounds this.
+			time.Sleep(time.Millisecond)
+		case err != nil && !errors.Is(err, syscall.EINTR):
+			return
+		}
+	}
+}
+
+// releaseStdio points the init's descriptors 1-4, which are the script's
+// output and bridge pipes, at /dev/null: once the script's processes are
+// gone, the parent reads the end of each pipe without waiting for the
+// init's exit.
+func releaseStdio() {
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		for fd := 1; fd <= 4; fd++ {
+			unix.Close(fd)
+		}
+		return
+	}
+	for fd := 1; fd <= 4; fd++ {
+		unix.Dup3(null, fd, 0)
+	}
+	unix.Close(null)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +20,8 @@ import (
 func runWatched(t *testing.T, ctx context.Context, code string, lim Limits, host Host) (*Result, time.Duration) {
 	t.Helper()
 	l := newTestLua(t)
-	pid := 0
-	l.proc.onStart = func(p int) { pid = p }
+	var w runWatch
+	l.proc.onStart = w.started
 	if host == nil {
 		host = &fakeHost{}
 	}
@@ -30,22 +31,65 @@ func runWatched(t *testing.T, ctx context.Context, code string, lim Limits, host
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	assertGone(t, pid)
+	w.assertGone(t)
 	return res, took
 }
 
-// assertGone checks that the child and its process group no longer exist.
-func assertGone(t *testing.T, pid int) {
+// runWatch is what a test knows of a started child: its pid and, for a
+// sandbox init, the PID namespace it is PID 1 of.
+type runWatch struct {
+	pid int
+	ns  string // "pid:[…]"; "" without the sandbox
+}
+
+func (w *runWatch) started(pid int) {
+	w.pid = pid
+	if Detect().Namespaces {
+		w.ns, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+	}
+}
+
+// assertGone checks, right after Run, that nothing of the run is left: no
+// process in its PID namespace but the init, which may still be exiting
+// and must be gone soon after; without the sandbox, no child and no
+// process group.
+func (w *runWatch) assertGone(t *testing.T) {
 	t.Helper()
-	if pid == 0 {
+	if w.pid == 0 {
 		t.Fatal("child never started")
 	}
-	if err := unix.Kill(pid, 0); !errors.Is(err, unix.ESRCH) {
-		t.Errorf("child %d still exists after Run (kill: %v)", pid, err)
+	if w.ns != "" {
+		if left := inPIDNamespace(w.ns, w.pid); len(left) > 0 {
+			t.Errorf("processes %v of the run's PID namespace still exist after Run", left)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(w.pid) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 	}
-	if err := unix.Kill(-pid, 0); !errors.Is(err, unix.ESRCH) {
-		t.Errorf("process group %d still exists after Run (kill: %v)", pid, err)
+	if err := unix.Kill(w.pid, 0); !errors.Is(err, unix.ESRCH) && (w.ns == "" || alive(w.pid)) {
+		t.Errorf("child %d still exists after Run (kill: %v)", w.pid, err)
 	}
+	if err := unix.Kill(-w.pid, 0); !errors.Is(err, unix.ESRCH) && (w.ns == "" || alive(w.pid)) {
+		t.Errorf("process group %d still exists after Run (kill: %v)", w.pid, err)
+	}
+}
+
+// inPIDNamespace lists the host pids of the processes in ns, but init,
+// zombies included.
+func inPIDNamespace(ns string, init int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == init {
+			continue
+		}
+		if link, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err == nil && link == ns {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func TestLuaTimeout(t *testing.T) {

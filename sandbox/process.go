@@ -46,7 +46,11 @@ type procRunner struct {
 	preamble []byte
 	// warm, when set, keeps a started child for the next run (warm.go).
 	warm *spares
+	// linger, in tests, keeps a sandbox init alive this long after it
+	// answered (initSpec.LingerMillis).
+	linger time.Duration
 }
+
 
 // run is Runner.Run for every process-based language.
 func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, error) {
@@ -254,6 +258,11 @@ func (c *child) killAndReap() *os.ProcessState {
 
 func (c *child) closePipes() {
 	c.init.release()
+	c.closeIO()
+}
+
+// closeIO closes the parent's ends of the child's pipes.
+func (c *child) closeIO() {
 	c.stdout.Close()
 	c.stderr.Close()
 	c.bridgeR.Close()
@@ -262,7 +271,11 @@ func (c *child) closePipes() {
 
 // supervise sends the run frame, serves the bridge, collects the output and
 // waits for the child to end: by itself, by the timeout, by ctx, or killed
-// for breaking a limit. The child is reaped before it returns.
+// for breaking a limit. Every process of the run has ended when it
+// returns. The child is reaped before it returns, but for a sandbox init
+// that answered that the run is over: its exit, which tears down the
+// namespaces (about 1.5 ms with the cgroup's removal), finishes in the
+// background.
 func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -278,23 +291,38 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	defer timer.Stop()
 	select {
 	case <-c.exited:
+	case <-c.init.settled():
 	case <-timer.C:
 		c.kill(&ScriptError{Kind: "timeout", Msg: fmt.Sprintf(
 			"timed out after %s; make the script do less per run or raise %s", c.lim.Timeout, hintTimeout)})
 	case <-ctx.Done():
 		c.kill(&ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()})
 	}
-	state := c.killAndReap()
+	var state *os.ProcessState // nil when the init answered first
+	early := c.init.ended() && c.killCause() == nil
+	if !early {
+		state = c.killAndReap()
+	}
 	dur := time.Since(c.start)
 	cancel() // in-flight host calls end
 	c.drain(&readers)
 	b.wait()
+	if early {
+		c.init.snapshot() // the cgroup's verdicts, before it is removed
+		c.closeIO()
+		c.p.background(func() {
+			c.killAndReap()
+			c.init.release()
+		})
+	} else {
+		c.closePipes()
+	}
 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
 	c.init.note(res.Err, c.lim)
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
-		"tool_calls", res.ToolCalls, "error", res.Err, "exit", state.String())
+		"tool_calls", res.ToolCalls, "error", res.Err, "exit", exitString(state, c.init))
 	if s := errTail.String(); s != "" {
 		c.p.log.Debug("child stderr", "pid", c.pid, "stderr", s)
 	}
@@ -311,7 +339,6 @@ func (c *child) drain(readers *sync.WaitGroup) {
 	}
 	c.bridgeW.Close() // unblocks a response writer stuck on a full pipe
 	readers.Wait()
-	c.closePipes()
 }
 
 // outcome turns how the child ended into the script's value and error.
@@ -332,7 +359,22 @@ func (c *child) outcome(done *doneParams, state *os.ProcessState, stderr *stderr
 	if !ok {
 		inner = state.Sys().(syscall.WaitStatus)
 	}
-	return nil, classifyExit(state, inner, stderr.String(), c.lim)
+	use, ok := c.init.usage()
+	if !ok {
+		use = usageOf(state)
+	}
+	return nil, classifyExit(use, inner, stderr.String(), c.lim)
+}
+
+// exitString describes how the child ended, for the debug log.
+func exitString(state *os.ProcessState, ic *initConn) string {
+	if state != nil {
+		return state.String()
+	}
+	if st, ok := ic.innerStatus(); ok {
+		return describeStatus(st) + " (init exiting)"
+	}
+	return "unknown"
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,14 +24,17 @@ type initConn struct {
 	sock *os.File
 	spec []byte
 	cg   *runCgroup
-	// status is the init's answer, read after it was reaped.
-	status *initStatus
+	// status is the init's answer; reported is closed once it was read
+	// (or the init ended without one).
+	status   *initStatus
+	reported chan struct{}
 	// selfJoin: the init joins the cgroups itself (cgroup v1, CgroupFDs).
 	selfJoin bool
 	// oom and pidsHit record, before the cgroup is removed, whether the
 	// memory controller killed a task and the pids controller refused one.
 	oom, pidsHit bool
 	tasks        int
+	snapped      bool // oom, pidsHit and tasks are final
 }
 
 // cgroups is this host's cgroup layout, found by detectLayers.
@@ -63,6 +67,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly,
 		WorkspaceBytes: lim.workspaceBytes(), TmpBytes: lim.tmpBytes(),
 		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
+		LingerMillis: int(p.linger / time.Millisecond),
 	}
 	initExe := p.exe
 	if p.command == nil {
@@ -237,32 +242,89 @@ func (ic *initConn) begin(pid int, theirs []*os.File) error {
 	if err := unix.Shutdown(int(ic.sock.Fd()), unix.SHUT_WR); err != nil {
 		return fmt.Errorf("sandbox: send the spec to the init: %w", err)
 	}
+	ic.reported = make(chan struct{})
+	go ic.readStatus()
 	return nil
 }
 
-// finish reads the init's status (after it was reaped) and removes the
-// run's cgroup.
-func (ic *initConn) finish() {
-	ic.sock.SetReadDeadline(time.Now().Add(time.Second))
-	line, err := bufio.NewReader(ic.sock).ReadBytes('\n')
+// readStatus reads the init's one line of answer, sent when every process
+// of the run has ended (or EOF, when the init ended without answering).
+func (ic *initConn) readStatus() {
+	defer close(ic.reported)
+	line, err := bufio.NewReader(io.LimitReader(ic.sock, 1<<20)).ReadBytes('\n')
 	var st initStatus
 	if err == nil && json.Unmarshal(line, &st) == nil {
 		ic.status = &st
 	}
+}
+
+// settled is closed when the init has answered or ended; nil without an
+// init.
+func (ic *initConn) settled() <-chan struct{} {
+	if ic == nil {
+		return nil
+	}
+	return ic.reported
+}
+
+// ended reports whether the init has answered with the inner command's
+// status: every process of the run has ended and been reaped, so the run
+// is over though the init itself may still be exiting.
+func (ic *initConn) ended() bool {
+	if ic == nil || ic.reported == nil {
+		return false
+	}
+	select {
+	case <-ic.reported: // status is written
+	default:
+		return false
+	}
+	return ic.status != nil && ic.status.Setup == "" && ic.status.Layers == nil
+}
+
+// finish waits for the init's status, after the init was reaped, and
+// closes the spec socket.
+func (ic *initConn) finish() {
+	if ic.reported != nil {
+		select {
+		case <-ic.reported:
+		case <-time.After(time.Second): // only the init holds the other end
+			ic.sock.Close()
+			<-ic.reported
+		}
+	}
 	ic.sock.Close()
 }
 
-// release removes the run's cgroup.
+// snapshot records, while the run's cgroup exists, whether its memory
+// controller killed a task and its pids controller refused one.
+func (ic *initConn) snapshot() {
+	if ic != nil && ic.cg != nil && !ic.snapped {
+		ic.oom, ic.pidsHit, ic.tasks = ic.cg.oomKilled(), ic.cg.pidsHit(), ic.cg.tasks
+		ic.snapped = true
+	}
+}
+
+// release removes the run's cgroup, once the init has exited.
 func (ic *initConn) release() {
 	if ic == nil {
 		return
 	}
 	ic.sock.Close()
 	if ic.cg != nil {
-		ic.oom, ic.pidsHit, ic.tasks = ic.cg.oomKilled(), ic.cg.pidsHit(), ic.cg.tasks
+		ic.snapshot()
 		ic.cg.remove()
 		ic.cg = nil
 	}
+}
+
+// usage is the inner command's CPU time and peak memory as the init saw
+// them; ok is false without an answer.
+func (ic *initConn) usage() (exitUsage, bool) {
+	if !ic.ended() {
+		return exitUsage{}, false
+	}
+	return exitUsage{CPU: time.Duration(ic.status.CPUNanos), MaxRSS: ic.status.MaxRSSKiB << 10}, true
 }
 
 // innerStatus is the inner command's wait status, when the init sent one.

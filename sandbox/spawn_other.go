@@ -21,6 +21,10 @@ func (p *procRunner) sandboxCmd(*exec.Cmd, Limits) (*initConn, error) { return n
 func (p *procRunner) sandboxed() bool { return false }
 
 func (*initConn) begin(int, []*os.File) error             { return nil }
+func (*initConn) settled() <-chan struct{}                { return nil }
+func (*initConn) ended() bool                             { return false }
+func (*initConn) snapshot()                               {}
+func (*initConn) usage() (exitUsage, bool)                { return exitUsage{}, false }
 func (*initConn) finish()                                 {}
 func (*initConn) release()                                {}
 func (*initConn) innerStatus() (syscall.WaitStatus, bool) { return 0, false }

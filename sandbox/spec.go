@@ -84,12 +84,21 @@ type initSpec struct {
 	// moves itself into each (writing "0") just before the fork, so the
 	// inner command and all it starts are born in the run's cgroups.
 	CgroupFDs []int `json:"cgroup_fds,omitempty"`
+	// LingerMillis, set by tests only, keeps the init (and so the
+	// namespaces) alive this long after its answer, so that a test can see
+	// what the answer's moment left running.
+	LingerMillis int `json:"linger_ms,omitempty"`
 }
 
 // initStatus is the init's answer on the spec socket.
 type initStatus struct {
-	// WaitStatus is the inner command's raw wait status.
+	// WaitStatus is the inner command's raw wait status. The init sends
+	// it once every process of the namespace has ended and been reaped.
 	WaitStatus uint32 `json:"wait_status"`
+	// CPUNanos and MaxRSSKiB are the inner command's resource usage, with
+	// its descendants it waited for (wait4's rusage).
+	CPUNanos  int64 `json:"cpu_ns,omitempty"`
+	MaxRSSKiB int64 `json:"maxrss_kib,omitempty"`
 	// Setup, when not empty, is why the sandbox could not be built.
 	Setup string `json:"setup,omitempty"`
 	// Probe results.

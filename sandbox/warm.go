@@ -52,7 +52,7 @@ type spares struct {
 	mu     sync.Mutex
 	byKey  map[spareKey]*spare
 	closed bool
-	starts sync.WaitGroup // starting and stopping goroutines, waited for by close
+	starts sync.WaitGroup // starting and stopping spares, ending inits: waited for by close
 }
 
 func newSpares(p *procRunner) *spares {
@@ -185,6 +185,24 @@ func (s *spares) close() {
 		s.stop(sp)
 	}
 	s.starts.Wait()
+}
+
+// background runs f, the end of an init whose run is over, in the
+// background; a warm runner's close waits for it. A closed warm runner
+// runs it at once: its owner expects nothing of it to outlive the run.
+func (p *procRunner) background(f func()) {
+	if s := p.warm; s != nil {
+		s.mu.Lock()
+		if !s.closed {
+			s.starts.Go(f) // added under mu: close, which takes mu first, waits for it
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		f()
+		return
+	}
+	go f()
 }
 
 // discard kills a child that will not run a script, reaps it and closes
