@@ -51,7 +51,6 @@ type procRunner struct {
 	linger time.Duration
 }
 
-
 // run is Runner.Run for every process-based language.
 func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, error) {
 	if p.exeErr != nil {
