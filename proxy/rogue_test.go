@@ -167,11 +167,19 @@ func TestClientCancelReachesUpstream(t *testing.T) {
 		{Name: "run_script", Arguments: map[string]any{"code": "return tools.rogue.hang{}"}},
 	} {
 		before := countLines(methods, "notifications/cancelled")
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		calls := countLines(methods, "tools/call")
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, call)
+			done <- err
+		}()
+		// Cancel once the upstream has the call (a script's sandbox may take
+		// a while to start on a loaded machine).
+		waitFor(t, call.Name+": the call to reach the upstream", func() bool { return countLines(methods, "tools/call") > calls })
 		start := time.Now()
-		_, err := cs.CallTool(ctx, call)
 		cancel()
-		if err == nil {
+		if err := <-done; err == nil {
 			t.Fatalf("%s: a hanging call succeeded", call.Name)
 		}
 		if d := time.Since(start); d > 5*time.Second {
