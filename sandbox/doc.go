@@ -192,21 +192,38 @@
 // the capability sets, sets no_new_privs, applies Landlock (landlock_linux.go) and the seccomp filter
 // (seccomp_linux_amd64.go), and forks the inner command from that thread
 // as uid 65534: the thread's restrictions pass to the child and the thread
-// dies with its goroutine. It reaps every process until the inner command
-// exits, answers its wait status on fd 5, and exits; the kernel kills what
-// is left in the PID namespace.
+// dies with its goroutine. It points its own copies of fds 1-4 at
+// /dev/null, reaps every process until the inner command exits, kills and
+// reaps what is left in the PID namespace (kill(-1) until ESRCH), answers
+// the inner command's wait status and resource usage on fd 5, and exits.
+// The parent answers the run on that status: the init's exit (the
+// namespaces' teardown, about 1.2 ms) and the cgroup's removal finish in
+// the background. Should the init die first, the kernel kills what is
+// left in the PID namespace.
 //
 //	proxy ── exec, clone(NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) ──▶ init (PID 1, ns uid 0)
 //	  prlimit, (v2: join cgroup), spec ── fd 5 ────────────────────▶ build root, (v1: thread joins cgroup), harden it
 //	                                                                   └─ fork+exec as 65534 ─▶ script
 //	  fds 1-4 are the script's, passed through the init untouched
-//	                            ◀── fd 5 ── {"wait_status":…}           reap all, exit
+//	                            ◀── fd 5 ── {"wait_status":…}           kill and reap all, answer, exit
 //
 // Where a sandboxed run's 7-9 ms over a plain start go (medians, python3
 // -I -S, load below 1): clone and exec of the init 2 ms, the init's Go
 // start-up 3.6 ms, the root 1 ms, capabilities, Landlock and seccomp
 // 0.55 ms, the fork 0.3 ms; after the script: namespace teardown until the
 // init's exit is seen 1.2 ms, cgroup removal 0.25 ms, run directory 0.55 ms.
+//
+// # Warm runs
+//
+// With the Warm option (toolfold serve sets it from sandbox.warm) a runner
+// starts, when a run ends, the child of the next run with the same Workdir
+// and Limits (warm.go): the same init, layers and interpreter a cold run
+// would start, Python's prelude written to it, blocked on reading its run
+// frame. The next run with that key writes its run frame to it instead of
+// starting one, and the child is used once. Spares are bounded (4 per
+// runner, none evicted for another), stopped after SpareIdle unused, when
+// their workdir is forgotten (Warmer.Forget, at a session's end) and at
+// Close; one that died while idle is discarded.
 //
 // Lua's inner command is the toolfold binary again, bound at /toolfold
 // (ChildArg lua); an interpreter's is its own argv with its runtime in

@@ -70,6 +70,9 @@ type env struct {
 	prox   *proxy.Proxy       // sample config, in-process
 	pc     *client            // client of prox
 	cfg    string             // sample config file
+	// warmers are the runners of the in-process proxies, which keep warm
+	// children as toolfold serve does; coldStart discards them.
+	warmers []sandbox.Warmer
 }
 
 // Run measures everything and returns the report. ctx bounds the run.
@@ -219,19 +222,42 @@ var errWrong = errors.New("wrong answer")
 
 // runners are the script languages measured: Lua, and Python and
 // JavaScript where their interpreter works on this host (as toolfold serve
-// offers them).
+// offers them), each keeping warm children as toolfold serve does.
 func (e *env) runners(cfg *config.Config) []sandbox.Runner {
 	log := e.log.With("component", "sandbox")
-	rs := []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log})}
-	if py, err := sandbox.NewPython(&sandbox.InterpreterOptions{Path: cfg.Sandbox.Python, Logger: log}); err == nil {
+	lua := sandbox.NewLua(&sandbox.LuaOptions{Logger: log, Warm: true})
+	rs := []sandbox.Runner{lua}
+	e.warmers = append(e.warmers, lua)
+	opts := func(path string) *sandbox.InterpreterOptions {
+		return &sandbox.InterpreterOptions{Path: path, Logger: log, Warm: true}
+	}
+	if py, err := sandbox.NewPython(opts(cfg.Sandbox.Python)); err == nil {
 		rs = append(rs, py)
+		e.warmers = append(e.warmers, py)
 	} else {
 		e.progress("python not measured: %v", err)
 	}
-	if js, err := sandbox.NewJavaScript(&sandbox.InterpreterOptions{Path: cfg.Sandbox.Node, Logger: log}); err == nil {
+	if js, err := sandbox.NewJavaScript(opts(cfg.Sandbox.Node)); err == nil {
 		rs = append(rs, js)
+		e.warmers = append(e.warmers, js)
 	} else {
 		e.progress("javascript not measured: %v", err)
 	}
 	return rs
 }
+
+// coldStart discards the warm children kept for runs without a session
+// (RunScript's), so that the next run starts its own, as a session's
+// first run does.
+func (e *env) coldStart() {
+	for _, w := range e.warmers {
+		w.Forget("")
+	}
+}
+
+// thinkTime is the pause before each warm run_script sample: a model
+// reads one answer before it writes the next script, and a warm runner
+// starts the next run's child meanwhile.
+const thinkTime = 100 * time.Millisecond
+
+func think() { time.Sleep(thinkTime) }

@@ -35,23 +35,31 @@ func latencyRow(name, samples string, d []time.Duration) LatencyRow {
 	return r
 }
 
-// latencyCase is one path to time: call does one round trip.
+// latencyCase is one path to time: call does one round trip; before, when
+// set, runs before each one, off the clock.
 type latencyCase struct {
-	name string
-	n    int
-	call func(context.Context) error
-	note string // when call is nil: why the path is not measured
+	name   string
+	n      int
+	call   func(context.Context) error
+	before func()
+	note   string // when call is nil: why the path is not measured
 }
 
 func (c latencyCase) measure(ctx context.Context) (LatencyRow, error) {
 	if c.call == nil {
 		return LatencyRow{Name: c.name, Note: c.note}, nil
 	}
+	before := c.before
+	if before == nil {
+		before = func() {}
+	}
+	before()
 	if err := c.call(ctx); err != nil { // warm-up, not counted
 		return LatencyRow{}, fmt.Errorf("%s: %w", c.name, err)
 	}
 	d := make([]time.Duration, 0, c.n)
 	for range c.n {
+		before()
 		start := time.Now()
 		if err := c.call(ctx); err != nil {
 			return LatencyRow{}, fmt.Errorf("%s: %w", c.name, err)
@@ -67,11 +75,9 @@ var echoArgs = map[string]any{"message": "hi"}
 const echoScript = `return tools.everything.echo{message = "hi"}`
 
 func (e *env) latency(ctx context.Context, rep *Report) error {
-	calls, runs := 200, 0
+	calls, runs, warmRuns := 200, 100, 50
 	if e.opts.Quick {
-		calls, runs = 10, 3
-	} else {
-		runs = 100
+		calls, runs, warmRuns = 10, 3, 3
 	}
 	var cases []latencyCase
 	cases = append(cases, latencyCase{name: "direct: client → everything echo (stdio)", n: calls, call: func(ctx context.Context) error {
@@ -103,16 +109,17 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 	}
 	defer stopHop()
 	cases = append(cases, hop)
-	cases = append(cases, latencyCase{name: "run_script, one echo call (in-process toolfold)", n: runs, call: func(ctx context.Context) error {
-		return e.runOK(ctx, echoScript, "lua")
-	}})
+	echoRun := func(ctx context.Context) error { return e.runOK(ctx, echoScript, "lua") }
+	cases = append(cases,
+		latencyCase{name: "run_script, one echo call (in-process toolfold, cold)", n: runs, call: echoRun, before: e.coldStart},
+		latencyCase{name: "run_script, one echo call (in-process toolfold, warm)", n: warmRuns, call: echoRun, before: think})
 
 	bin, err := e.serveBinary(ctx, e.cfg)
 	if err != nil {
 		return err
 	}
 	defer bin.Close()
-	cases = append(cases, latencyCase{name: "run_script, one echo call (toolfold binary, stdio)", n: runs, call: func(ctx context.Context) error {
+	cases = append(cases, latencyCase{name: "run_script, one echo call (toolfold binary, stdio, warm)", n: warmRuns, before: think, call: func(ctx context.Context) error {
 		_, err := bin.call(ctx, "run_script", map[string]any{"code": echoScript})
 		return err
 	}})
@@ -126,9 +133,10 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 			cases = append(cases, latencyCase{name: "run_script overhead, " + lang, note: "no trivial script known for this language: add one to trivialScripts"})
 			continue
 		}
-		cases = append(cases, latencyCase{name: "run_script overhead, " + lang + " (no tool call)", n: runs, call: func(ctx context.Context) error {
-			return e.runOK(ctx, code, lang)
-		}})
+		run := func(ctx context.Context) error { return e.runOK(ctx, code, lang) }
+		cases = append(cases,
+			latencyCase{name: "run_script overhead, " + lang + " (no tool call, cold)", n: runs, call: run, before: e.coldStart},
+			latencyCase{name: "run_script overhead, " + lang + " (no tool call, warm)", n: warmRuns, call: run, before: think})
 	}
 	for _, c := range cases {
 		row, err := c.measure(ctx)

@@ -77,6 +77,10 @@ func (r *Report) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", l.Name, l.Samples, ms(l.P50), ms(l.P99))
 	}
+	fmt.Fprintf(w, "\nrun_script rows: *cold* starts the run's sandbox and interpreter (a session's first run); "+
+		"*warm* uses the child toolfold started when the previous run ended (sandbox.warm, the default), "+
+		"each sample %s after the previous run, as a model reads one answer before it writes the next script.\n",
+		thinkTime)
 	for _, l := range r.Latency {
 		if l.Note != "" {
 			fmt.Fprintf(w, "\nNot measured: %s: %s.\n", l.Name, l.Note)
