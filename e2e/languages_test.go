@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +212,7 @@ func TestCheckLanguages(t *testing.T) {
 		"language python: available (3.",
 		"language javascript: error: /nonexistent/node: no such file or directory; install Node.js 18 or later or set sandbox.node",
 		"sandbox python: ok",
+		"warm runs: on: when a run ends, serve starts the session's next run's sandbox and interpreter (sandbox.warm)",
 	} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("check output lacks %q:\n%s", want, res.stdout)
@@ -269,4 +272,56 @@ func needLanguage(t *testing.T, served bool, lang string) {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
+}
+
+// TestWarmRunsThroughTheBinary: toolfold serve (sandbox.warm is on by
+// default) answers a session's later runs from the child it started when
+// the previous run ended; each language's first run is cold. The runs see
+// the session's workspace as cold runs do, and no child is left when
+// toolfold exits (startStdioEnv's cleanup checks).
+func TestWarmRunsThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	_, err := exec.LookPath("python3")
+	needLanguage(t, err == nil, "python")
+	cfg := writeConfig(t, configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")}))
+	p := startStdioEnv(t, cfg, "TOOLFOLD_LOG=debug")
+	// Each run logs "run finished … warm=…" before it answers; toolfold's
+	// stderr reaches p.stderr through a copying goroutine, so wait for the
+	// line rather than read it at once.
+	finished := 0
+	nextRun := func() (warm bool) {
+		t.Helper()
+		finished++
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			lines := regexp.MustCompile(`msg="run finished"[^\n]*? warm=(true|false)`).FindAllStringSubmatch(p.stderr.String(), -1)
+			if len(lines) >= finished {
+				return lines[finished-1][1] == "true"
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no log line for run %d:\n%s", finished, p.stderr)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	langOK(t, p.cs, "python", `open("n.txt", "w").write("1")`)
+	if nextRun() {
+		t.Fatal("the first run was warm, before any child could be started ahead")
+	}
+	for i := 2; i <= 3; i++ {
+		time.Sleep(time.Second) // a model reading the answer; the next child starts meanwhile
+		out := langOK(t, p.cs, "python", `n = int(open("n.txt").read()) + 1
+open("n.txt", "w").write(str(n))
+return n`)
+		if !strings.Contains(out, "=> "+strconv.Itoa(i)) {
+			t.Fatalf("run %d: %s", i, out)
+		}
+		if !nextRun() {
+			t.Errorf("run %d was cold:\n%s", i, p.stderr)
+		}
+	}
+	time.Sleep(time.Second)
+	if out := langOK(t, p.cs, "lua", `return 1`); !strings.Contains(out, "=> 1") || nextRun() {
+		t.Errorf("lua's first run: %s (want it cold)", out)
+	}
 }

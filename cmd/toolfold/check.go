@@ -31,7 +31,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
 	fmt.Fprintf(stdout, "pii: %s\n", piiStatus(cfg.PII))
 	fmt.Fprintf(stdout, "telemetry: %s\n", ts)
-	fmt.Fprintf(stdout, "workspaces: %s\n\n", workspaceStatus(cfg.Sandbox))
+	fmt.Fprintf(stdout, "workspaces: %s\n", workspaceStatus(cfg.Sandbox))
+	fmt.Fprintf(stdout, "warm runs: %s\n\n", warmStatus(cfg.Sandbox))
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	runners, langs := languages(cfg, log, false)
@@ -134,6 +135,14 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// warmStatus says whether serve starts each session's next run ahead.
+func warmStatus(sb config.Sandbox) string {
+	if !sb.Warm {
+		return "off (sandbox.warm: false): every run starts its sandbox and interpreter"
+	}
+	return "on: when a run ends, serve starts the session's next run's sandbox and interpreter (sandbox.warm)"
 }
 
 // workspaceStatus says where sessions' workspaces live and whether they stay.

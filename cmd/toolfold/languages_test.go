@@ -34,3 +34,14 @@ func TestLanguagesStatus(t *testing.T) {
 		t.Errorf("startup log:\n%s", logs.String())
 	}
 }
+
+func TestWarmStatus(t *testing.T) {
+	on, off := config.DefaultSandbox, config.DefaultSandbox
+	off.Warm = false
+	if got := warmStatus(on); !strings.HasPrefix(got, "on: ") {
+		t.Errorf("default: %q", got)
+	}
+	if got := warmStatus(off); !strings.HasPrefix(got, "off (sandbox.warm: false)") {
+		t.Errorf("warm: false: %q", got)
+	}
+}
