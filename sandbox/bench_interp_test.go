@@ -66,7 +66,7 @@ func BenchmarkJavaScriptOverhead(b *testing.B) {
 // benchWarm makes r (whose procRunner is p, a copy of the test runner's)
 // keep warm children until the benchmark ends.
 func benchWarm(b *testing.B, p *procRunner, r Runner) Runner {
-	p.warm = newSpares(p)
+	p.warm = newSpares(p, true)
 	b.Cleanup(p.close)
 	return r
 }

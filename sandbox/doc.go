@@ -19,7 +19,7 @@
 //	                           ◀── stdout ────────  print: the script's output, never parsed
 //	                           ◀── stderr ────────  kept (head and tail) to explain a crash
 //	                           ◀── fd 3 ──────────  {"method":"done","params":{"value":...}}
-//	  wait for exit (or kill the group: timeout, ctx, a limit), reap, remove workdir
+//	  wait for the end (or kill the group: timeout, ctx, a limit), reap, remove workdir
 //
 // The binary re-executes itself (os.Executable), so Lua needs nothing
 // installed; cmd/toolfold's main must begin with
@@ -204,7 +204,7 @@
 //	proxy ── exec, clone(NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) ──▶ init (PID 1, ns uid 0)
 //	  prlimit, (v2: join cgroup), spec ── fd 5 ────────────────────▶ build root, (v1: thread joins cgroup), harden it
 //	                                                                   └─ fork+exec as 65534 ─▶ script
-//	  fds 1-4 are the script's, passed through the init untouched
+//	  fds 1-4 are the script's: passed through, the init's own copies then pointed at /dev/null
 //	                            ◀── fd 5 ── {"wait_status":…}           kill and reap all, answer, exit
 //
 // Where a sandboxed run's 7-9 ms over a plain start go (medians, python3
@@ -237,8 +237,11 @@
 // (README.md, "Sandbox", has the table). The proxy survives anything the
 // script does (memory, CPU, output, recursion, bridge abuse); the script
 // never sees the proxy's environment (upstream API keys) or files; it
-// reaches no network; nothing of a run outlives Run (the PID namespace dies
-// with the init, and the init with the proxy); tool calls are counted and
-// bounded. sandbox/battery_linux_test.go and layers_linux_test.go are the
+// reaches no network; no process of a script outlives Run (the init kills
+// and reaps them before it answers, the parent checks the run's cgroups
+// are empty, the PID namespace dies with the init, and the init with the
+// proxy; only the init's own exit, the namespaces' teardown and the
+// cgroup's removal finish just after Run returns); tool calls are counted
+// and bounded. sandbox/battery_linux_test.go and layers_linux_test.go are the
 // proof; hostile_test.go covers Lua and the bridge.
 package sandbox

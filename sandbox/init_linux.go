@@ -23,10 +23,12 @@ import (
 // bounding set and ambient set, sets no_new_privs, applies Landlock and
 // seccomp, and forks the inner command from that thread as the sandbox
 // uid: the thread's restrictions pass to the child, and the thread dies
-// with its goroutine. The init then reaps every process that ends in the
-// namespace until the inner command exits, writes its wait status to fd 5
-// and exits; the kernel kills whatever is left in the PID namespace (a
-// daemon, a fork bomb) with it.
+// with its goroutine. The init then points its own copies of fds 1-4 at
+// /dev/null, reaps every process that ends in the namespace until the
+// inner command exits, kills and reaps whatever is left (a daemon, a fork
+// bomb: killAll), writes the command's wait status to fd 5 and exits. The
+// parent answers the run on that status; should the init die before, the
+// kernel kills what is left in the PID namespace with it.
 //
 // The init ignores the signals a script could send it (a script cannot: it
 // runs as another uid, and Landlock scopes signals), and the parent kills
@@ -108,7 +110,9 @@ func initMain() int {
 	// from reading their end until this process is gone.
 	releaseStdio()
 	ws, ru := reap(pid)
-	killAll()
+	if !killAll() {
+		return 125 // no answer: the parent waits for this process's exit, which kills the rest
+	}
 	// Every process of the run has ended: the parent answers the model
 	// now, while this process's exit tears the namespaces down.
 	report(initStatus{WaitStatus: uint32(ws), CPUNanos: ru.Utime.Nano() + ru.Stime.Nano(), MaxRSSKiB: ru.Maxrss})
@@ -217,21 +221,47 @@ func reap(pid int) (syscall.WaitStatus, syscall.Rusage) {
 // is left of a fork bomb) and reaps it, until none is left: kill(-1)
 // reaches every process the init may signal, zombies included, and fails
 // with ESRCH only when there is none. A process forked while the signal
-// was sent is caught by the next round.
-func killAll() {
+// was sent is caught by the next round. Each round reaps every child that
+// has ended, then, if none had, waits for one. It returns false if wait4
+// fails in a way it cannot explain: then nothing is certain.
+func killAll() bool {
 	for {
 		if err := unix.Kill(-1, unix.SIGKILL); errors.Is(err, unix.ESRCH) {
-			return
+			return true
+		}
+		n, err := reapEnded()
+		if err != nil {
+			return false
+		}
+		if n > 0 {
+			continue
 		}
 		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(-1, &ws, 0, nil)
+		_, err = syscall.Wait4(-1, &ws, 0, nil)
 		switch {
 		case errors.Is(err, syscall.ECHILD):
 			// Alive but not (yet) ours: a process whose parent was just
 			// killed is being reparented. The parent's timeout bounds this.
 			time.Sleep(time.Millisecond)
 		case err != nil && !errors.Is(err, syscall.EINTR):
-			return
+			return false
+		}
+	}
+}
+
+// reapEnded reaps every child that has ended, without waiting.
+func reapEnded() (int, error) {
+	for n := 0; ; {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.ECHILD), err == nil && pid <= 0:
+			return n, nil
+		case err != nil:
+			return n, err
+		default:
+			n++
 		}
 	}
 }

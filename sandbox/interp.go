@@ -54,9 +54,7 @@ func newInterpreter(language string, opts *InterpreterOptions) *interpreter {
 		log = slog.New(slog.DiscardHandler)
 	}
 	in := &interpreter{language: language, proc: &procRunner{language: language, log: log}}
-	if opts.Warm {
-		in.proc.warm = newSpares(in.proc)
-	}
+	in.proc.warm = newSpares(in.proc, opts.Warm)
 	return in
 }
 

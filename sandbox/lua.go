@@ -49,9 +49,7 @@ func NewLua(opts *LuaOptions) *Lua {
 	if p.exeErr != nil {
 		p.exeErr = fmt.Errorf("sandbox: find the toolfold binary to re-execute: %w", p.exeErr)
 	}
-	if opts.Warm {
-		p.warm = newSpares(p)
-	}
+	p.warm = newSpares(p, opts.Warm)
 	return &Lua{proc: p}
 }
 

@@ -80,8 +80,8 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	var c *child
 	if p.warmable(req.Workdir) {
 		key := spareKey{dir: dir, lim: lim}
-		c = p.warm.take(key)     // its preamble is written already
-		defer p.warm.refill(key) // the next run's child, once this one is gone
+		c = p.warm.begin(ctx, key) // its preamble is written already
+		defer p.warm.end(key)      // the next run's child, once this one is gone
 	}
 	if c == nil {
 		if c, err = p.start(dir, lim); err != nil {
@@ -298,7 +298,9 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 		c.kill(&ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()})
 	}
 	var state *os.ProcessState // nil when the init answered first
-	early := c.init.ended() && c.killCause() == nil
+	// The init's answer, and its cgroups, say every process of the run has
+	// ended: the init's own exit can wait.
+	early := c.init.ended() && c.killCause() == nil && c.init.quiet(c.pid)
 	if !early {
 		state = c.killAndReap()
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -94,6 +95,13 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
+		return nil, fmt.Errorf("sandbox: spec socket: %w", err)
+	}
+	// Ours non-blocking: a pollable file, so its deadlines work and a read
+	// waiting for the init's answer holds no thread.
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
 		return nil, fmt.Errorf("sandbox: spec socket: %w", err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "init-spec"), os.NewFile(uintptr(fds[1]), "init-spec-child")
@@ -280,6 +288,27 @@ func (ic *initConn) ended() bool {
 		return false
 	}
 	return ic.status != nil && ic.status.Setup == "" && ic.status.Layers == nil
+}
+
+// quiet reports whether the run's cgroups hold no process but the init
+// (which is in them on cgroup v2): the kernel's word, beside the init's,
+// that the run's processes have ended. True without a cgroup.
+func (ic *initConn) quiet(initPid int) bool {
+	if ic == nil || ic.cg == nil {
+		return true
+	}
+	for _, d := range ic.cg.dirs {
+		procs, err := os.ReadFile(d + "/cgroup.procs")
+		if err != nil {
+			return false
+		}
+		for _, f := range strings.Fields(string(procs)) {
+			if f != strconv.Itoa(initPid) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // finish waits for the init's status, after the init was reaped, and

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -45,27 +46,32 @@ type spare struct {
 	idle  *time.Timer // stops the spare when unused for SpareIdle
 }
 
-// spares are a runner's warm children.
+// spares are a runner's warm children, and the ends of its runs still in
+// the background (background). Every runner has one; keep (the Warm
+// option) makes it start spares.
 type spares struct {
-	p *procRunner
+	p    *procRunner
+	keep bool
 
 	mu     sync.Mutex
 	byKey  map[spareKey]*spare
+	runs   map[string]int  // runs in progress, per workdir
+	forgot map[string]bool // workdirs forgotten while runs were in progress in them
 	closed bool
-	starts sync.WaitGroup // starting and stopping spares, ending inits: waited for by close
+	wg     sync.WaitGroup // starting and stopping spares, ending inits: waited for by close
 }
 
-func newSpares(p *procRunner) *spares {
-	return &spares{p: p, byKey: make(map[spareKey]*spare)}
+func newSpares(p *procRunner, keep bool) *spares {
+	return &spares{p: p, keep: keep, byKey: make(map[spareKey]*spare),
+		runs: make(map[string]int), forgot: make(map[string]bool)}
 }
 
-// take returns the spare started for key, once it is ready and still
-// alive, or nil: the run then starts its child itself.
-func (s *spares) take(key spareKey) *child {
-	if s == nil {
-		return nil
-	}
+// begin notes a run under key and returns the spare started for it, once
+// it is ready and still alive, or nil: the run then starts its child
+// itself. end must follow.
+func (s *spares) begin(ctx context.Context, key spareKey) *child {
 	s.mu.Lock()
+	s.runs[key.dir]++
 	sp := s.byKey[key]
 	if sp != nil {
 		delete(s.byKey, key)
@@ -75,36 +81,58 @@ func (s *spares) take(key spareKey) *child {
 	if sp == nil {
 		return nil
 	}
-	<-sp.ready // a spare still starting is further along than a new child would be
+	select {
+	case <-sp.ready: // a spare still starting is further along than a new child would be
+	case <-ctx.Done():
+		s.background(func() { s.stop(sp) })
+		return nil
+	}
 	if sp.err != nil {
 		return nil
 	}
-	select {
-	case <-sp.c.exited: // died while idle (killed from outside, say): never reuse
+	if sp.c.dead() {
+		// Died while idle (killed from outside, say), or its interpreter
+		// did and the init is ending: never hand it out.
 		s.p.log.Debug("warm child died while idle", "language", s.p.language, "pid", sp.c.pid)
 		sp.c.discard()
 		return nil
-	default:
 	}
 	sp.c.start, sp.c.warm = time.Now(), true
 	return sp.c
 }
 
-// refill starts, in the background, a spare for the next run under key,
-// unless one exists, the runner is closed or maxSpares are kept.
-func (s *spares) refill(key spareKey) {
-	if s == nil {
-		return
+// dead reports whether a child that has not been given a script has
+// exited, or its init has answered (its command exited).
+func (c *child) dead() bool {
+	select {
+	case <-c.exited:
+		return true
+	case <-c.init.settled(): // nil without an init: never ready
+		return true
+	default:
+		return false
 	}
+}
+
+// end notes the end of a run under key and starts, in the background, a
+// spare for the next one, unless the workdir was forgotten meanwhile (its
+// session ended during the run), one exists, the runner is closed or
+// maxSpares are kept.
+func (s *spares) end(key spareKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.byKey[key] != nil || len(s.byKey) >= maxSpares {
+	forgotten := s.forgot[key.dir]
+	if s.runs[key.dir]--; s.runs[key.dir] <= 0 {
+		delete(s.runs, key.dir)
+		delete(s.forgot, key.dir)
+	}
+	if forgotten || s.closed || s.byKey[key] != nil || len(s.byKey) >= maxSpares {
 		return
 	}
 	sp := &spare{key: key, ready: make(chan struct{})}
 	sp.idle = time.AfterFunc(SpareIdle, func() { s.drop(sp) })
 	s.byKey[key] = sp
-	s.starts.Go(func() { s.start(sp) })
+	s.wg.Go(func() { s.start(sp) })
 }
 
 // start starts sp's child and writes it the preamble, so that an
@@ -137,7 +165,7 @@ func (s *spares) drop(sp *spare) {
 		delete(s.byKey, sp.key)
 		sp.idle.Stop()
 		// Added under mu, so close, which takes mu first, waits for it.
-		s.starts.Go(func() { s.stop(sp) }) // from a timer or a failed start: never block the caller
+		s.wg.Go(func() { s.stop(sp) }) // from a timer or a failed start: never block the caller
 	}
 	s.mu.Unlock()
 }
@@ -150,12 +178,13 @@ func (s *spares) stop(sp *spare) {
 	}
 }
 
-// forget stops the spares started for runs in dir, before it is removed.
+// forget stops the spares started for runs in dir, before it is removed;
+// a run still in progress there starts none when it ends.
 func (s *spares) forget(dir string) {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
+	if s.runs[dir] > 0 {
+		s.forgot[dir] = true
+	}
 	var gone []*spare
 	for k, sp := range s.byKey {
 		if k.dir == dir {
@@ -170,11 +199,9 @@ func (s *spares) forget(dir string) {
 	}
 }
 
-// close stops every spare and keeps no more; runs still work, cold.
+// close stops every spare and keeps no more, and waits for the ends of
+// runs in the background; runs still work, cold.
 func (s *spares) close() {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	s.closed = true
 	gone := s.byKey
@@ -184,25 +211,31 @@ func (s *spares) close() {
 		sp.idle.Stop()
 		s.stop(sp)
 	}
-	s.starts.Wait()
+	s.wg.Wait()
 }
 
-// background runs f, the end of an init whose run is over, in the
-// background; a warm runner's close waits for it. A closed warm runner
-// runs it at once: its owner expects nothing of it to outlive the run.
-func (p *procRunner) background(f func()) {
-	if s := p.warm; s != nil {
-		s.mu.Lock()
-		if !s.closed {
-			s.starts.Go(f) // added under mu: close, which takes mu first, waits for it
-			s.mu.Unlock()
-			return
-		}
+// background runs f (the end of an init whose run is over, or of a spare)
+// in the background; close waits for it. After close it runs at once: the
+// owner expects nothing to outlive the run.
+func (s *spares) background(f func()) {
+	s.mu.Lock()
+	if !s.closed {
+		s.wg.Go(f) // added under mu: close, which takes mu first, waits for it
 		s.mu.Unlock()
-		f()
 		return
 	}
-	go f()
+	s.mu.Unlock()
+	f()
+}
+
+// background is spares.background for a runner (a test's procRunner may
+// have none: then f just runs in a goroutine).
+func (p *procRunner) background(f func()) {
+	if p.warm == nil {
+		go f()
+		return
+	}
+	p.warm.background(f)
 }
 
 // discard kills a child that will not run a script, reaps it and closes
@@ -216,9 +249,18 @@ func (c *child) discard() {
 // warmable reports whether a run in dir can use (and leave) a spare: a
 // plain run without a workdir gets a temporary directory of its own.
 func (p *procRunner) warmable(dir string) bool {
-	return p.warm != nil && (dir != "" || p.sandboxed())
+	return p.warm != nil && p.warm.keep && (dir != "" || p.sandboxed())
 }
 
 // Forgetting and closing, for the runners' exported methods.
-func (p *procRunner) forget(dir string) { p.warm.forget(dir) }
-func (p *procRunner) close()            { p.warm.close() }
+func (p *procRunner) forget(dir string) {
+	if p.warm != nil {
+		p.warm.forget(dir)
+	}
+}
+
+func (p *procRunner) close() {
+	if p.warm != nil {
+		p.warm.close()
+	}
+}

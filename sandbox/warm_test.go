@@ -3,11 +3,15 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -54,7 +58,7 @@ func warmed(t *testing.T, p *procRunner) (*runLog, func() []int) {
 	t.Helper()
 	rl := &runLog{}
 	p.log = slog.New(rl)
-	p.warm = newSpares(p)
+	p.warm = newSpares(p, true)
 	var mu sync.Mutex
 	var pids []int
 	p.onStart = func(pid int) {
@@ -293,5 +297,70 @@ return [os.path.exists('/tmp/left'), sorted(int(p) for p in os.listdir('/proc') 
 	}
 	if _, err := os.Stat(filepath.Join(dir, "left")); err == nil {
 		t.Error("/tmp/left landed in the workspace")
+	}
+}
+
+// TestWarmForgetDuringARun: a session that ends while one of its runs is
+// in progress gets no spare when that run ends (its workspace is gone).
+func TestWarmForgetDuringARun(t *testing.T) {
+	l := newTestLua(t)
+	warmed(t, l.proc)
+	dir := t.TempDir()
+	inCall, release := make(chan struct{}), make(chan struct{})
+	host := &fakeHost{call: func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		close(inCall)
+		<-release
+		return json.RawMessage(`1`), nil
+	}}
+	done := make(chan *Result)
+	go func() {
+		res, _ := l.Run(context.Background(), Request{Code: "return tools.a.b{}", Workdir: dir}, host)
+		done <- res
+	}()
+	<-inCall
+	l.Forget(dir)
+	close(release)
+	if res := <-done; res.Err != nil {
+		t.Fatalf("run: %v", res.Err)
+	}
+	// A spare would be kept (and starting) by now: the run's end keeps it
+	// before Run returns.
+	l.proc.warm.mu.Lock()
+	n, runs, forgot := len(l.proc.warm.byKey), len(l.proc.warm.runs), len(l.proc.warm.forgot)
+	l.proc.warm.mu.Unlock()
+	if n != 0 || runs != 0 || forgot != 0 {
+		t.Errorf("after a run in a forgotten workdir: %d spares, %d runs, %d forgotten kept", n, runs, forgot)
+	}
+}
+
+// TestWarmSpareWhoseCommandDiedIsNotUsed: a spare whose interpreter died
+// while its init lives on (held here, as it would be for a moment) is not
+// handed to a run.
+func TestWarmSpareWhoseCommandDiedIsNotUsed(t *testing.T) {
+	l := newTestLua(t)
+	if !l.proc.sandboxed() {
+		t.Skip("needs the sandbox's init")
+	}
+	rl, _ := warmed(t, l.proc)
+	l.proc.linger = time.Second
+	dir := t.TempDir()
+	runIn(t, l, dir, "return 1", Limits{})
+	sp := waitSpare(t, l.proc, dir, Limits{})
+	var kids []byte
+	for deadline := time.Now().Add(10 * time.Second); len(strings.Fields(string(kids))) != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the spare's init has children %q, want its command", kids)
+		}
+		kids, _ = os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", sp.c.pid, sp.c.pid))
+	}
+	inner, _ := strconv.Atoi(strings.Fields(string(kids))[0])
+	syscall.Kill(inner, syscall.SIGKILL)
+	<-sp.c.init.settled()
+	res := runIn(t, l, dir, "return 2", Limits{})
+	if res.Err != nil || string(res.Value) != "2" {
+		t.Fatalf("run after the spare's command died: %s %v", res.Value, res.Err)
+	}
+	if rl.last(t) {
+		t.Error("a spare whose command had died was used")
 	}
 }
