@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // The two benchmarks below make the same tool call against the same
@@ -34,15 +37,31 @@ func BenchmarkDirectCall(b *testing.B) {
 	}
 }
 
+// BenchmarkRunScriptOneCall: cold starts each run's sandboxed child; warm
+// (sandbox.warm, as toolfold serve) uses the child started when the
+// previous run ended, each run 100 ms after the last (off the clock), as a
+// model reads one answer before it writes the next script.
 func BenchmarkRunScriptOneCall(b *testing.B) {
-	_, cs := startProxy(b, testConfig(httpUpstream(b, "calc", newTestServer())))
-	ctx := context.Background()
-	args := map[string]any{"code": "return tools.calc.add{a = 1, b = 2}.sum"}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_script", Arguments: args})
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
+	for _, warm := range []bool{false, true} {
+		name, pause := "cold", time.Duration(0)
+		if warm {
+			name, pause = "warm", 100*time.Millisecond
 		}
+		b.Run(name, func(b *testing.B) {
+			lua := sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0], Warm: warm})
+			_, cs := startProxyWith(b, testConfig(httpUpstream(b, "calc", newTestServer())), &Options{Runners: []sandbox.Runner{lua}})
+			ctx := context.Background()
+			args := map[string]any{"code": "return tools.calc.add{a = 1, b = 2}.sum"}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				time.Sleep(pause)
+				b.StartTimer()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_script", Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
 	}
 }
