@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -13,8 +14,9 @@ import (
 
 // BenchmarkHopInterleaved times the stdio passthrough call through
 // toolfold (PII on) and through a go-sdk-only hop, one call of each in
-// turn, so that both see the same load on a shared machine; it reports
-// each one's p50 and the difference. Direct calls are interleaved too.
+// turn, in a new random order each round, so that both see the same load
+// on a shared machine; it reports each one's p50 and how much each adds
+// to the direct call's, which is interleaved too.
 //
 //	go test -run '^$' -bench HopInterleaved -benchtime 2000x ./proxy
 func BenchmarkHopInterleaved(b *testing.B) {
@@ -47,8 +49,15 @@ func runInterleaved(b *testing.B, paths []hopPath) {
 			b.Fatal(err)
 		}
 	}
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
 	for b.Loop() {
-		for i := range paths {
+		// A call can pay for the previous one's tail (its goroutines
+		// finishing, the GC it triggered): a new order every round.
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
 			start := time.Now()
 			res, err := paths[i].cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: args})
 			paths[i].d = append(paths[i].d, time.Since(start))
