@@ -80,32 +80,38 @@ func (c *lineConn) Read(context.Context) (jsonrpc.Message, error) {
 			}
 			return nil, err
 		}
-		buf = append(buf, line...)
+		if buf == nil {
+			buf = line // the common case: one line, one message
+		} else {
+			buf = append(buf, line...)
+		}
 		frame := bytes.TrimSpace(buf)
 		if len(frame) == 0 {
-			buf = buf[:0] // a blank line
+			buf = nil // a blank line
 			continue
 		}
-		msgs, err := c.decode(frame)
+		m, batch, err := c.decode(frame)
 		if err == errIncomplete {
 			continue // the value goes on on the next line
 		}
 		if err != nil {
 			return nil, err
 		}
-		c.queue = msgs[1:]
-		return msgs[0], nil
+		if batch != nil {
+			m, c.queue = batch[0], batch[1:]
+		}
+		return m, nil
 	}
 }
 
 var errIncomplete = errors.New("incomplete JSON")
 
-// decode decodes a frame: one message or a batch of them. The common case,
-// one whole message, costs one decoding pass.
-func (c *lineConn) decode(frame []byte) ([]jsonrpc.Message, error) {
+// decode decodes a frame: one message, or a batch of them. The common
+// case, one whole message, costs one decoding pass.
+func (c *lineConn) decode(frame []byte) (jsonrpc.Message, []jsonrpc.Message, error) {
 	if frame[0] == '{' {
 		if m, err := jsonrpc.DecodeMessage(frame); err == nil {
-			return []jsonrpc.Message{m}, nil
+			return m, nil, nil
 		}
 	}
 	var batch []json.RawMessage
@@ -113,25 +119,25 @@ func (c *lineConn) decode(frame []byte) ([]jsonrpc.Message, error) {
 	var syntax *json.SyntaxError
 	switch {
 	case errors.As(err, &syntax) && syntax.Offset >= int64(len(frame)) && syntax.Error() == "unexpected end of JSON input":
-		return nil, errIncomplete
+		return nil, nil, errIncomplete
 	case errors.As(err, &syntax):
-		return nil, err // not JSON: IOTransport fails with the same message
+		return nil, nil, err // not JSON: IOTransport fails with the same message
 	case err != nil: // JSON, but not an array
 		_, err := jsonrpc.DecodeMessage(frame)
-		return nil, err
+		return nil, nil, err
 	case len(batch) == 0:
-		return nil, errors.New("empty batch")
+		return nil, nil, errors.New("empty batch")
 	}
 	msgs := make([]jsonrpc.Message, len(batch))
 	for i, raw := range batch {
 		if msgs[i], err = jsonrpc.DecodeMessage(raw); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := c.track(msgs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return msgs, nil
+	return nil, msgs, nil
 }
 
 // line reads one line, with its newline, keeping the frame within c.max
