@@ -17,7 +17,7 @@ import (
 // first (outermost): the SDK applies them right to left.
 
 // clientChain wraps every request the client sends to toolfold.
-func clientChain(log *slog.Logger, life context.Context, tel *telemetry, pii *piiState) []mcp.Middleware {
+func clientChain(log *slog.Logger, life func(*mcp.ServerSession) context.Context, tel *telemetry, pii *piiState) []mcp.Middleware {
 	return []mcp.Middleware{
 		// recover is outermost so a panic anywhere below, in a handler or
 		// another middleware, becomes an internal error for that one
@@ -35,9 +35,11 @@ func clientChain(log *slog.Logger, life context.Context, tel *telemetry, pii *pi
 		// so that its context carries the span.
 		logMiddleware(log.With("edge", "client")),
 		// lifetime is innermost: it only changes the context the handler
-		// sees, tying it to the proxy's life, so that shutdown cancels a
-		// running script instead of waiting for it (the SDK waits for
-		// in-flight handlers before Run returns).
+		// sees, tying it to the proxy's life and the client session's, so
+		// that shutdown, or a session that ends (an HTTP client's DELETE,
+		// a dropped connection, the idle timeout), cancels a running
+		// script or upstream request instead of waiting for it (the SDK
+		// waits for in-flight handlers, and does not cancel them).
 		lifetimeMiddleware(life),
 		// pii only adds the client session's vault to the context, for
 		// the rewrite on the upstream edge (rewrite.go). Nil: PII is off.
@@ -45,13 +47,16 @@ func clientChain(log *slog.Logger, life context.Context, tel *telemetry, pii *pi
 	}
 }
 
-func lifetimeMiddleware(life context.Context) mcp.Middleware {
+// lifetimeMiddleware ends each request's context with life(its session),
+// a context that ends with the session or the proxy: one cancellable
+// context per request, whichever ends first.
+func lifetimeMiddleware(life func(*mcp.ServerSession) context.Context) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			stop := context.AfterFunc(life, cancel)
-			defer stop()
+			defer context.AfterFunc(life(ss), cancel)()
 			return next(ctx, method, req)
 		}
 	}

@@ -87,13 +87,6 @@ func (f *forwarder) middleware() mcp.Middleware {
 			if ss != nil {
 				ctx = withSession(ctx, ss)
 				f.relay.active(ss)
-				// A session that ends (an HTTP client's DELETE, a
-				// dropped connection, the idle timeout) cancels what it
-				// still has running: upstream requests and scripts.
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				defer cancel()
-				defer context.AfterFunc(f.sessionAlive(ss), cancel)()
 			}
 			switch method {
 			case "resources/read":
@@ -112,15 +105,24 @@ func (f *forwarder) middleware() mcp.Middleware {
 	}
 }
 
-// sessionAlive is a context that ends when the client session does; the
-// session's bookkeeping goes with it.
+// lifetime is the context a request of session ss ends with: the
+// session's life, or the proxy's for a request without a session.
+func (f *forwarder) lifetime(ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return f.p.life
+	}
+	return f.sessionAlive(ss)
+}
+
+// sessionAlive is a context that ends when the client session does, or the
+// proxy shuts down; the session's bookkeeping goes with the session.
 func (f *forwarder) sessionAlive(ss *mcp.ServerSession) context.Context {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if l, ok := f.alive[ss]; ok {
 		return l.ctx
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(f.p.life)
 	f.alive[ss] = sessionLife{ctx, cancel}
 	go func() {
 		_ = ss.Wait()

@@ -79,15 +79,16 @@ func (f *forwarder) currentLevel() mcp.LoggingLevel {
 // keys (io.modelcontextprotocol/protocolVersion, clientInfo, ... of the
 // 2026-07-28 protocol) describe the client's connection to toolfold, not
 // toolfold's to the upstream, so they stay behind; the log level a request
-// asks for, the progress token and everything else go on.
+// asks for, the progress token and everything else go on. Nil when
+// nothing does (a 2026-07-28 client's _meta often holds only per-hop keys).
 func hopMeta(m mcp.Meta) mcp.Meta {
-	if len(m) == 0 {
-		return m
-	}
-	out := make(mcp.Meta, len(m))
+	var out mcp.Meta
 	for k, v := range m {
 		if strings.HasPrefix(k, "io.modelcontextprotocol/") && k != mcp.MetaKeyLogLevel {
 			continue
+		}
+		if out == nil {
+			out = make(mcp.Meta, len(m))
 		}
 		out[k] = v
 	}

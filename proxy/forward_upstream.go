@@ -255,14 +255,13 @@ const (
 	rootsTimeout  = 30 * time.Second // roots/list, which clients answer without asking anyone
 )
 
-// sendCtx is relay's sendCtx, also ended by the proxy's shutdown, by the
-// end of the client session, and after timeout (0: none): a client that
-// never answers must not hold the upstream's connection (whose Close waits
-// for its handlers) or the proxy's shutdown.
+// sendCtx is relay's sendCtx, also ended by the end of the client session
+// or the proxy's shutdown (sessionAlive), and after timeout (0: none): a
+// client that never answers must not hold the upstream's connection (whose
+// Close waits for its handlers) or the proxy's shutdown.
 func (f *forwarder) sendCtx(handler context.Context, ss *mcp.ServerSession, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	ctx, done := sendCtx(handler, reqCtx)
 	ctx, cancel := context.WithCancel(ctx)
-	stopLife := context.AfterFunc(f.p.life, cancel)
 	stopSess := context.AfterFunc(f.sessionAlive(ss), cancel)
 	var cancelT context.CancelFunc = func() {}
 	if timeout > 0 {
@@ -271,7 +270,6 @@ func (f *forwarder) sendCtx(handler context.Context, ss *mcp.ServerSession, reqC
 	return ctx, func() {
 		cancelT()
 		stopSess()
-		stopLife()
 		cancel()
 		done()
 	}

@@ -112,7 +112,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.fwd.serverOptions(sopts)
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
-	p.server.AddReceivingMiddleware(clientChain(log, p.life, p.tel, p.pii)...)
+	p.server.AddReceivingMiddleware(clientChain(log, p.fwd.lifetime, p.tel, p.pii)...)
 	p.server.AddReceivingMiddleware(p.fwd.middleware())
 	p.server.AddSendingMiddleware(rawCapture())
 	p.advertise()

@@ -126,8 +126,8 @@ func (r *relay) active(ss *mcp.ServerSession) {
 }
 
 // begin records a request of ss (made in ctx) in flight to upstream up;
-// the returned function ends it.
-func (r *relay) begin(up string, ss *mcp.ServerSession, ctx context.Context) func() {
+// end(up, the id returned) ends it.
+func (r *relay) begin(up string, ss *mcp.ServerSession, ctx context.Context) uint64 {
 	r.mu.Lock()
 	r.seq++
 	id := r.seq
@@ -139,11 +139,13 @@ func (r *relay) begin(up string, ss *mcp.ServerSession, ctx context.Context) fun
 	m[id] = flight{ss, ctx}
 	r.lastUser[up] = ss
 	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		delete(r.inflight[up], id)
-		r.mu.Unlock()
-	}
+	return id
+}
+
+func (r *relay) end(up string, id uint64) {
+	r.mu.Lock()
+	delete(r.inflight[up], id)
+	r.mu.Unlock()
 }
 
 // mapProgress replaces the client's progress token with one unique across
@@ -282,7 +284,7 @@ func (r *relay) trackMiddleware(up string) mcp.Middleware {
 			if ss == nil {
 				return next(ctx, method, req)
 			}
-			defer r.begin(up, ss, ctx)()
+			defer r.end(up, r.begin(up, ss, ctx))
 			if p, ok := req.GetParams().(interface {
 				GetMeta() map[string]any
 				SetMeta(map[string]any)

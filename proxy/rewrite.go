@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 
@@ -159,33 +160,48 @@ func rewriteMiddleware(up string) mcp.Middleware {
 }
 
 // detokenizeRequest returns req with tokens restored in its arguments: a
-// copy, so that the middlewares outside (log, trace) keep seeing tokens.
+// copy, so that the middlewares outside (log, trace) keep seeing tokens;
+// req itself when a tool call's JSON arguments hold no token.
 func detokenizeRequest(v *rewrite.Vault, req mcp.Request) mcp.Request {
 	r, ok := req.(*mcp.ClientRequest[mcp.Params])
 	if !ok {
 		return req
 	}
-	out := *r
+	var params mcp.Params
 	switch p := r.Params.(type) {
 	case *mcp.CallToolParams:
+		args := v.DetokenizeArgs(p.Arguments)
+		if sameBytes(args, p.Arguments) {
+			return req
+		}
 		q := *p
-		q.Arguments = v.DetokenizeArgs(p.Arguments)
-		out.Params = &q
+		q.Arguments = args
+		params = &q
 	case *mcp.ReadResourceParams:
 		q := *p
 		q.URI = v.Detokenize(p.URI)
-		out.Params = &q
+		params = &q
 	case *mcp.GetPromptParams:
 		q := *p
 		q.Arguments = make(map[string]string, len(p.Arguments))
 		for k, a := range p.Arguments {
 			q.Arguments[k] = v.Detokenize(a)
 		}
-		out.Params = &q
+		params = &q
 	default:
 		return req
 	}
+	out := *r
+	out.Params = params
 	return &out
+}
+
+// sameBytes reports JSON arguments returned as they were (the same bytes,
+// not a copy): nothing was restored.
+func sameBytes(a, b any) bool {
+	ra, ok := a.(json.RawMessage)
+	rb, ok2 := b.(json.RawMessage)
+	return ok && ok2 && len(ra) == len(rb) && len(ra) > 0 && &ra[0] == &rb[0]
 }
 
 // tokenizeResult tokenizes, in place, the answers that carry upstream data.

@@ -226,6 +226,25 @@ func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
 	}
 }
 
+// TestDetokenizeRequestCopies: a tool call whose arguments hold a token
+// goes upstream as a copy with the value restored, the caller's request
+// unchanged; one whose arguments hold none goes as it is, not copied.
+func TestDetokenizeRequestCopies(t *testing.T) {
+	s := newPIIState(config.PII{}, nil)
+	v := s.vaultFor(nil)
+	v.Tokenize("ann@example.com") // [EMAIL_1]
+	withToken := &mcp.ClientRequest[mcp.Params]{Params: &mcp.CallToolParams{Name: "save", Arguments: json.RawMessage(`{"to":"[EMAIL_1]"}`)}}
+	got := detokenizeRequest(v, withToken)
+	if got == mcp.Request(withToken) || string(got.GetParams().(*mcp.CallToolParams).Arguments.(json.RawMessage)) != `{"to":"ann@example.com"}` ||
+		string(withToken.Params.(*mcp.CallToolParams).Arguments.(json.RawMessage)) != `{"to":"[EMAIL_1]"}` {
+		t.Errorf("with a token: got %+v, the caller's is now %+v", got.GetParams(), withToken.Params)
+	}
+	plain := &mcp.ClientRequest[mcp.Params]{Params: &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}}
+	if got := detokenizeRequest(v, plain); got != mcp.Request(plain) {
+		t.Errorf("without a token the request was copied: %+v", got.GetParams())
+	}
+}
+
 // Over streamable HTTP, a client session spans many HTTP requests: its
 // vault lives as long as the session, so a token from one run_script call
 // is restored in the next.

@@ -263,8 +263,11 @@ func setTraceMeta(ctx context.Context, params mcp.Params, t *telemetry) {
 	old := params.GetMeta()
 	_, tp := old[metaTraceparent]
 	_, ts := old[metaTracestate]
-	sc := trace.SpanContextFromContext(ctx)
-	inject := t != nil && sc.IsValid() && !sc.IsRemote()
+	inject := false
+	if t != nil { // without telemetry, skip the context lookup
+		sc := trace.SpanContextFromContext(ctx)
+		inject = sc.IsValid() && !sc.IsRemote()
+	}
 	if !tp && !ts && !inject {
 		return
 	}

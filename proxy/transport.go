@@ -31,10 +31,11 @@ const maxUpstreamFrame = 32 << 20
 const stderrTail = 5
 
 // stdioTransport starts a stdio upstream. It differs from mcp.CommandTransport
-// in three ways the proxy needs: the child runs in its own process group, so
+// in four ways the proxy needs: the child runs in its own process group, so
 // stopping it also stops what it spawned (npx starts node as a grandchild);
-// its stderr is logged and its last lines explain a crash; and inbound frames
-// are size-capped.
+// its stderr is logged and its last lines explain a crash; inbound frames
+// are size-capped; and messages are read without the go-sdk's extra
+// goroutine and decoding passes (lineConn).
 type stdioTransport struct {
 	up    config.Upstream
 	log   *slog.Logger
@@ -58,7 +59,7 @@ func newStdioTransport(up config.Upstream, log *slog.Logger) *stdioTransport {
 // os/exec: exec.Cmd.Wait closes the pipes it made as soon as the process
 // exits, which would cut off the last stdout frame and the last stderr
 // lines that explain a crash.
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -102,12 +103,17 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		close(t.exited)
 	}()
 	w := &procWriter{WriteCloser: stdinW, pid: cmd.Process.Pid, done: t.exited}
-	tr := &mcp.IOTransport{Reader: stdoutR, Writer: w, MaxLineLength: maxUpstreamFrame}
-	conn, err := tr.Connect(ctx)
-	if err != nil || t.order == nil {
-		return conn, err
+	return stdioConn(stdoutR, w, t.order), nil
+}
+
+// stdioConn is the connection over an upstream's stdout and stdin; order
+// (nil: none) counts its notifications as they are read.
+func stdioConn(r io.ReadCloser, w io.WriteCloser, order *noteOrder) mcp.Connection {
+	conn := newLineConn(r, w, maxUpstreamFrame)
+	if order == nil {
+		return conn
 	}
-	return &orderedConn{Connection: conn, o: t.order}, nil
+	return &orderedConn{Connection: conn, o: order}
 }
 
 func closeAll(fs ...*os.File) {

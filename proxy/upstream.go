@@ -49,8 +49,9 @@ type upstream struct {
 	log      *slog.Logger
 	tel      *telemetry // nil: no telemetry
 	version  string
-	onChange func()        // called after tools or state change; must not block long
-	hooks    upstreamHooks // passthrough handlers (forward_upstream.go); nil: none
+	onChange func()         // called after tools or state change; must not block long
+	hooks    upstreamHooks  // passthrough handlers (forward_upstream.go); nil: none
+	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -75,6 +76,7 @@ func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange
 		log:       log.With("upstream", cfg.Name),
 		version:   version,
 		onChange:  onChange,
+		timeouts:  newCallDeadlines(cfg.CallTimeout),
 		relist:    make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
 		state:     StateConnecting,
@@ -336,7 +338,7 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 		}
 		return nil, &UnavailableError{Server: u.cfg.Name, Reason: reason}
 	}
-	cctx, cancel := context.WithTimeout(ctx, u.cfg.CallTimeout)
+	cctx, cancel := u.timeouts.start(ctx)
 	defer cancel()
 	res, err := cs.CallTool(cctx, params)
 	switch {

@@ -143,9 +143,13 @@ func (v *Vault) TokenizeError(err error) error {
 }
 
 // DetokenizeArgs restores tokens in tool arguments (json.RawMessage or a
-// decoded value) at any depth, inside larger strings too.
+// decoded value) at any depth, inside larger strings too. JSON that cannot
+// hold a token (no '[') is returned as it is: args itself.
 func (v *Vault) DetokenizeArgs(args any) any {
 	if v == nil {
+		return args
+	}
+	if raw, ok := args.(json.RawMessage); ok && bytes.IndexByte(raw, '[') < 0 {
 		return args
 	}
 	return v.DetokenizeValue(args)

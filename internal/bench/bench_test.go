@@ -2,9 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +86,36 @@ func TestSVGIsWellFormed(t *testing.T) {
 	rep.Print(&out)
 	if !strings.Contains(out.String(), "| copy |") || !strings.Contains(out.String(), "99.60%") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// TestMeasureInterleaved: every case is called once per round, and each
+// row after the first gets what it added to the first, round by round.
+func TestMeasureInterleaved(t *testing.T) {
+	var calls []int
+	mk := func(i int, extra time.Duration) latencyCase {
+		return latencyCase{name: fmt.Sprint(i), n: 20, call: func(context.Context) error {
+			calls = append(calls, i)
+			time.Sleep(extra)
+			return nil
+		}}
+	}
+	rows, err := measureInterleaved(context.Background(), []latencyCase{mk(0, 0), mk(1, 3*time.Millisecond), mk(2, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls = calls[3:] // the warm-up
+	if len(calls) != 60 {
+		t.Fatalf("%d calls, want 60", len(calls))
+	}
+	for r := 0; r < 60; r += 3 {
+		round := slices.Clone(calls[r : r+3])
+		slices.Sort(round)
+		if !slices.Equal(round, []int{0, 1, 2}) {
+			t.Fatalf("round %d called %v", r/3, calls[r:r+3])
+		}
+	}
+	if rows[0].AddedTo != "" || rows[1].AddedTo != "0" || rows[1].Added < 3*time.Millisecond || rows[1].Samples != "20" {
+		t.Errorf("rows: %+v", rows)
 	}
 }

@@ -23,6 +23,12 @@ type LatencyRow struct {
 	P50     time.Duration
 	P99     time.Duration
 	Note    string // set when the path was not measured, and why
+
+	// AddedTo names the row this one was measured interleaved with, and
+	// Added is the median, over the rounds, of this path's time minus that
+	// row's (measureInterleaved); "" for rows measured alone.
+	AddedTo string
+	Added   time.Duration
 }
 
 func latencyRow(name, samples string, d []time.Duration) LatencyRow {
@@ -109,6 +115,14 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 	}
 	defer stopHop()
 	cases = append(cases, hop)
+	// The four echo calls, direct and through each hop, are compared with
+	// each other: measured together, round by round.
+	rows, err := measureInterleaved(ctx, cases)
+	if err != nil {
+		return err
+	}
+	rep.Latency = append(rep.Latency, rows...)
+	cases = nil
 	echoRun := func(ctx context.Context) error { return e.runOK(ctx, echoScript, "lua") }
 	cases = append(cases,
 		latencyCase{name: "run_script, one echo call (in-process toolfold, cold)", n: runs, call: echoRun, before: e.coldStart},

@@ -86,6 +86,16 @@ func (r *Report) Print(w io.Writer) {
 			fmt.Fprintf(w, "\nNot measured: %s: %s.\n", l.Name, l.Note)
 		}
 	}
+	var added []string
+	for _, l := range r.Latency {
+		if l.AddedTo != "" {
+			added = append(added, fmt.Sprintf("%s: %s", l.Name, signedMs(l.Added)))
+		}
+	}
+	if len(added) > 0 {
+		fmt.Fprintf(w, "\nThe echo-call rows were measured together, one call of each per round in a shuffled order, so that they saw the same load. "+
+			"Per round, each took this much more than the direct call (median of the differences): %s.\n", strings.Join(added, "; "))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Memory of the toolfold binary (stdio) with N replay upstreams, each serving an equal slice of the corpus "+
 		"(a tool name two corpus servers share is served once per upstream), after a search and a run_script:")
@@ -136,4 +146,12 @@ func pct(f float64) string {
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// signedMs is ms with its sign: +0.12 ms, −0.03 ms.
+func signedMs(d time.Duration) string {
+	if d < 0 {
+		return "−" + ms(-d)
+	}
+	return "+" + ms(d)
 }
