@@ -297,13 +297,14 @@ func (ic *initConn) quiet(initPid int) bool {
 	if ic == nil || ic.cg == nil {
 		return true
 	}
+	init := strconv.Itoa(initPid)
 	for _, d := range ic.cg.dirs {
 		procs, err := os.ReadFile(d + "/cgroup.procs")
 		if err != nil {
 			return false
 		}
 		for _, f := range strings.Fields(string(procs)) {
-			if f != strconv.Itoa(initPid) {
+			if f != init {
 				return false
 			}
 		}
