@@ -97,7 +97,14 @@ type Sandbox struct {
 type HTTP struct {
 	Addr        string // default "" (stdio); the --http flag overrides
 	BearerToken string // required to bind a non-loopback address
+	// DrainTimeout bounds a graceful stop (SIGTERM): new sessions are
+	// refused at once, requests in flight get this long to finish before
+	// they are cancelled. 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
 }
+
+// DefaultDrainTimeout is HTTP.DrainTimeout unless the file sets one.
+const DefaultDrainTimeout = 30 * time.Second
 
 // DefaultSandbox is the Sandbox of a config that sets no limits. It equals
 // sandbox.DefaultLimits (this package does not import sandbox; a test in

@@ -28,6 +28,11 @@ type Telemetry struct {
 	// CaptureContent records tool arguments and results, script code and
 	// search queries on spans. Off by default: they may hold personal data.
 	CaptureContent bool
+	// Prometheus, when set, serves the metrics in Prometheus's text format
+	// at http://Prometheus/metrics (HOST:PORT), on a listener of its own,
+	// whatever MetricsExporter says. It has no bearer token: bind it where
+	// only the scraper reaches. "" serves none.
+	Prometheus string
 }
 
 // DefaultServiceName is Telemetry.ServiceName unless the file sets one.
@@ -44,7 +49,7 @@ const (
 )
 
 var telemetryKeys = []string{"service_name", "traces_exporter", "metrics_exporter", "endpoint",
-	"protocol", "headers", "capture_content"}
+	"protocol", "headers", "capture_content", "prometheus"}
 
 // telemetry decodes the "telemetry:" section.
 func (d *decoder) telemetry(n *yaml.Node, tel *Telemetry, x *expander) {
@@ -78,6 +83,13 @@ func (d *decoder) telemetry(n *yaml.Node, tel *Telemetry, x *expander) {
 			tel.Headers = d.telemetryHeaders(f.val, p, x)
 		case "capture_content":
 			tel.CaptureContent, _ = d.boolean(f.val, p)
+		case "prometheus":
+			if s, ok := d.str(f.val, p); ok && s != "" {
+				if msg := addrProblem(s); msg != "" {
+					d.errorf(f.val, p, "%s", msg)
+				}
+				tel.Prometheus = s
+			}
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, telemetryKeys))
 		}

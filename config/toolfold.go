@@ -16,7 +16,7 @@ var (
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
 		"python", "node", "workspace_size", "workspace_dir", "require", "warm"}
-	httpKeys = []string{"addr", "bearer_token"}
+	httpKeys = []string{"addr", "bearer_token", "drain_timeout"}
 )
 
 const noUpstreams = `no upstreams: add an "upstreams:" map (see proxy.yaml in the toolfold repo) or point -c at a client config with "mcpServers"`
@@ -174,7 +174,7 @@ func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "http", "a map (addr, bearer_token)")
+	fs, _ := d.mapping(n, "http", "a map (addr, bearer_token, drain_timeout)")
 	for _, f := range fs {
 		p := join("http", f.name)
 		if isNull(f.val) {
@@ -196,6 +196,8 @@ func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
 				}
 				h.BearerToken = v
 			}
+		case "drain_timeout":
+			h.DrainTimeout, _ = d.duration(f.val, p)
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, httpKeys))
 		}

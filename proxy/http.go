@@ -35,7 +35,8 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 		mcpHandler = bearer(token, mcpHandler)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/mcp", p.drain.gate(mcpHandler))
+	p.healthHandlers(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "toolfold serves MCP at /mcp", http.StatusNotFound)
 	})

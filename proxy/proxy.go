@@ -29,6 +29,10 @@ type Options struct {
 	TracerProvider trace.TracerProvider // nil: no tracing, no cost (noop)
 	MeterProvider  metric.MeterProvider // nil: no metrics (noop)
 	CaptureContent bool                 // record tool arguments/results on spans (off by default)
+
+	// ReadyCheck, if set, is asked by /readyz whether what the proxy
+	// depends on beyond its upstreams (the shared store) answers.
+	ReadyCheck func(context.Context) error
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -71,6 +75,9 @@ type Proxy struct {
 	advertis [2]*mcp.Tool
 
 	learn *learner // what search learns from use (learn.go)
+
+	drain      drainState                  // HTTP requests in flight, draining (health.go)
+	readyCheck func(context.Context) error // Options.ReadyCheck
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -86,7 +93,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	if version == "" {
 		version = "dev"
 	}
-	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner)}
+	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck}
 	p.tel = newTelemetry(opts, version, log)
 	p.learn = newLearner(cfg, log)
 	p.pii = newPIIState(cfg.PII, log)

@@ -75,6 +75,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Once the first signal has ended ctx (serve then drains), a second one
+	// ends the process at once, as it would without toolfold's handler.
+	context.AfterFunc(ctx, stop)
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve":

@@ -72,7 +72,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
 		err = p.ServeStdio(ctx)
 	} else {
-		err = serveHTTP(ctx, p, addr, token, log, stderr)
+		err = serveHTTP(ctx, p, addr, token, cfg.HTTP.DrainTimeout, log, stderr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("serve ended", "err", err)
@@ -102,7 +102,7 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 	return p
 }
 
-func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, log *slog.Logger, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain time.Duration, log *slog.Logger, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -116,7 +116,19 @@ func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, log *slo
 		return err
 	case <-ctx.Done():
 	}
-	p.Shutdown() // cancel running scripts so open requests finish now
+	// A graceful drain: /readyz fails and new sessions are refused at once
+	// (a load balancer sends them elsewhere); requests in flight, scripts
+	// included, get up to drain to finish.
+	if drain <= 0 {
+		drain = config.DefaultDrainTimeout
+	}
+	log.Info("draining: new sessions refused, waiting for requests in flight", "up_to", drain)
+	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	if !p.Drain(dctx) {
+		log.Warn("drain: requests still running after the bound are cancelled", "drain_timeout", drain)
+	}
+	dcancel()
+	p.Shutdown() // cancel whatever still runs so open requests finish now
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)

@@ -43,6 +43,8 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -50,6 +52,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/toolfold/toolfold/config"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -57,6 +61,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/metric"
@@ -77,7 +82,8 @@ type telemetrySettings struct {
 	Traces         signalSettings
 	Metrics        signalSettings
 	CaptureContent bool
-	Disabled       bool // OTEL_SDK_DISABLED=true
+	Disabled       bool   // OTEL_SDK_DISABLED=true
+	Prometheus     string // HOST:PORT serving /metrics for Prometheus to scrape; "" none
 }
 
 // signalSettings is where one signal (traces or metrics) goes.
@@ -93,7 +99,9 @@ func (s signalSettings) on() bool { return len(s.Exporters) > 0 }
 
 func (s signalSettings) otlp() bool { return slices.Contains(s.Exporters, config.ExporterOTLP) }
 
-func (t telemetrySettings) off() bool { return !t.Traces.on() && !t.Metrics.on() }
+func (t telemetrySettings) off() bool {
+	return !t.Traces.on() && !t.Metrics.on() && t.Prometheus == ""
+}
 
 // resolveTelemetry combines the config's telemetry section with the
 // environment (getenv), the environment winning setting by setting. An
@@ -102,7 +110,7 @@ func (t telemetrySettings) off() bool { return !t.Traces.on() && !t.Metrics.on()
 func resolveTelemetry(tel config.Telemetry, getenv func(string) string) (telemetrySettings, error) {
 	env := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	var errs []error
-	s := telemetrySettings{Service: tel.ServiceName, CaptureContent: tel.CaptureContent}
+	s := telemetrySettings{Service: tel.ServiceName, CaptureContent: tel.CaptureContent, Prometheus: tel.Prometheus}
 	if s.Service == "" {
 		s.Service = config.DefaultServiceName
 	}
@@ -297,7 +305,11 @@ func (t telemetrySettings) String() string {
 	case t.off():
 		return "off"
 	}
-	line := "traces → " + t.Traces.String() + "; metrics → " + t.Metrics.String()
+	metrics := t.Metrics.String()
+	if t.Prometheus != "" {
+		metrics = strings.TrimPrefix(metrics+" and ", "none and ") + "prometheus http://" + t.Prometheus + "/metrics"
+	}
+	line := "traces → " + t.Traces.String() + "; metrics → " + metrics
 	if t.Service != config.DefaultServiceName {
 		line += "; service.name " + strconv.Quote(t.Service)
 	}
@@ -383,8 +395,17 @@ func startTelemetry(ctx context.Context, s telemetrySettings, version string, st
 		t.tracer = tp
 		t.stop = append(t.stop, tp.Shutdown)
 	}
-	if s.Metrics.on() {
+	if s.Metrics.on() || s.Prometheus != "" {
 		opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+		if s.Prometheus != "" {
+			reader, stop, err := servePrometheus(s.Prometheus, log)
+			if err != nil {
+				t.shutdown()
+				return nil, fmt.Errorf("telemetry: prometheus: %w", err)
+			}
+			opts = append(opts, sdkmetric.WithReader(reader))
+			t.stop = append(t.stop, stop)
+		}
 		for _, e := range s.Metrics.Exporters {
 			exp, err := metricExporter(ctx, e, s.Metrics, stderr)
 			if err != nil {
@@ -420,6 +441,31 @@ func metricExporter(ctx context.Context, kind string, s signalSettings, stderr i
 	default:
 		return otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.Endpoint), otlpmetrichttp.WithHeaders(s.Headers))
 	}
+}
+
+// servePrometheus serves the metrics at http://addr/metrics through the
+// OpenTelemetry Prometheus exporter, on a registry of its own (so nothing
+// but toolfold's metrics is exposed), until stop is called.
+func servePrometheus(addr string, log *slog.Logger) (sdkmetric.Reader, func(context.Context) error, error) {
+	reg := prometheus.NewRegistry()
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen %s: %w (telemetry.prometheus)", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("telemetry: prometheus endpoint stopped", "err", err)
+		}
+	}()
+	log.Info("telemetry: prometheus metrics at http://" + ln.Addr().String() + "/metrics")
+	return exp, srv.Shutdown, nil
 }
 
 // shutdown flushes and stops the providers, all at once, within
