@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func TestClaudeDesktop(t *testing.T) {
       "autoApprove": ["read_file"],
       "alwaysAllow": []
     },
-    "My Server (v2)": {"command": "/usr/local/bin/srv", "timeout": 60, "comand": "x"},
+    "My Server (v2)": {"command": "/usr/local/bin/srv", "timeout": 60, "autoApprove": []},
     "old": {"command": "legacy", "disabled": true},
     "on": {"command": "x", "disabled": false},
     "broken": {"type": "sse", "url": "http://h/sse", "disabled": true}
@@ -52,7 +53,7 @@ func TestClaudeDesktop(t *testing.T) {
 			file + `:9:7: mcpServers.filesystem.alwaysAllow: ignored: toolfold does not use "alwaysAllow"`,
 			file + `:11:5: mcpServers["My Server (v2)"]: server name "My Server (v2)" is used as "My-Server-v2" (names hold only letters, digits, '_' and '-')`,
 			file + `:11:57: mcpServers["My Server (v2)"].timeout: ignored: toolfold does not use "timeout"`,
-			file + `:11:72: mcpServers["My Server (v2)"].comand: ignored: unknown key "comand"; did you mean "command"?`,
+			file + `:11:72: mcpServers["My Server (v2)"].autoApprove: ignored: toolfold does not use "autoApprove"`,
 			file + `:14:24: mcpServers.broken.type: "sse" (the deprecated HTTP+SSE transport) is not supported by toolfold; if the server also speaks streamable HTTP (often at /mcp rather than /sse), use "http" and point url there; otherwise run it locally over stdio (ignored: the server is disabled)`,
 		},
 	}
@@ -162,5 +163,34 @@ func TestAllDisabledWarns(t *testing.T) {
 	cfg := mustParse(t, "m.json", `{"mcpServers": {"a": {"command": "x", "disabled": true}}}`, nil)
 	if diff := cmp.Diff([]string{"m.json: every upstream is disabled"}, cfg.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestClientTypos(t *testing.T) {
+	// A near miss of a key the entry needs is an error with its line, as in
+	// proxy.yaml; keys clients use that toolfold does not stay warnings.
+	src := `{"mcpServers": {
+  "a": {"comand": "npx", "args": ["-y", "x"]},
+  "b": {"command": "npx", "arg": ["-y", "x"], "enviroment": {"K": "v"}},
+  "c": {"args": ["x"]},
+  "d": {"comand": "npx", "disabled": true},
+  "e": {"serverUrl": "https://example.com/mcp", "alwaysAllow": [], "trust": true}
+}}`
+	_, err := Parse("m.json", []byte(src), &LoadOptions{LookupEnv: func(string) (string, bool) { return "", false }})
+	want := []string{
+		`m.json:2:9: mcpServers.a.comand: unknown key "comand"; did you mean "command"?`,
+		`m.json:3:27: mcpServers.b.arg: unknown key "arg"; did you mean "args"?`,
+		`m.json:3:47: mcpServers.b.enviroment: unknown key "enviroment"; did you mean "env"?`,
+		`m.json:4:3: mcpServers.c: needs command (to run the server over stdio) or url (to reach it over http)`,
+	}
+	var got []string
+	var es Errors
+	if errors.As(err, &es) {
+		for _, e := range es {
+			got = append(got, e.Error())
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }

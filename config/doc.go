@@ -76,8 +76,9 @@
 // .mcp.json, Cursor, Continue's YAML list) or "servers" (VS Code's
 // .vscode/mcp.json) is read as the client reads it, so
 // `toolfold serve -c ~/.cursor/mcp.json` works unchanged: JSON with
-// comments and trailing commas is accepted, keys toolfold does not use
-// become Config.Warnings instead of errors, "disabled": true is honored,
+// comments and trailing commas is accepted, keys clients use that toolfold
+// does not become Config.Warnings, a near miss of a key toolfold reads
+// ("comand") is an error with a did-you-mean, "disabled": true is honored,
 // names are normalized to [A-Za-z0-9_-]+ (with a warning), and VS Code's
 // ${workspaceFolder} and ${userHome} resolve. What toolfold cannot do is an
 // error that says what to do instead: the deprecated SSE transport, and

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +49,12 @@ func suggest(key string, known []string) string {
 			if cand == a {
 				return cand
 			}
+		}
+	}
+	// A misspelt alias ("enviroment") means what the alias means.
+	for _, alias := range slices.Sorted(maps.Keys(aliases)) {
+		if a := aliases[alias]; len(alias) >= 6 && levenshtein(k, alias) <= len(alias)/6 && slices.Contains(known, a) {
+			return a
 		}
 	}
 	best, bestDist := "", 4

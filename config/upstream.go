@@ -23,6 +23,15 @@ var (
 		"url", "headers", "connect_timeout", "call_timeout", "disabled"}
 	clientKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 		"disabled", "description"}
+	// clientURLKeys name the url in some clients' files: Windsurf's
+	// serverUrl, Gemini CLI's httpUrl.
+	clientURLKeys = []string{"serverUrl", "httpUrl"}
+	// clientOtherKeys are keys clients really use that toolfold does not:
+	// a warning, never taken for a typo of a key toolfold reads.
+	clientOtherKeys = []string{"autoApprove", "alwaysAllow", "timeout", "envFile", "transportType",
+		"trust", "includeTools", "excludeTools", "enabled", "oauth", "auth", "name", "icon",
+		"version", "gallery", "dev", "sandboxEnabled", "startup_timeout_sec", "tool_timeout_sec",
+		"networkTimeout", "autoStart", "disabledTools", "enabledTools", "tools", "cwdFile"}
 )
 
 // maxDescription is the length past which a description draws a warning:
@@ -82,6 +91,9 @@ func (d *decoder) field(src *upstreamSource, e *entry, f field) {
 	known := upstreamKeys
 	if src.client {
 		known = clientKeys
+		if slices.Contains(clientURLKeys, f.name) && e.set["url"] == nil {
+			f.name = "url"
+		}
 	}
 	if !slices.Contains(known, f.name) {
 		d.unknownUpstreamKey(src, f, p, known)
@@ -171,8 +183,12 @@ func (d *decoder) unknownUpstreamKey(src *upstreamSource, f field, p string, kno
 		d.errorf(f.key, p, "%s", unknownKey(f.name, known))
 	case f.name == "envFile":
 		d.warnf(f.key, p, "envFile is not supported, so its variables will not be set: copy them into env")
+	case slices.Contains(clientOtherKeys, f.name):
+		d.warnf(f.key, p, "ignored: toolfold does not use %q", f.name)
 	case suggest(f.name, known) != "":
-		d.warnf(f.key, p, "ignored: %s", unknownKey(f.name, known))
+		// A near miss of a key the entry needs: the client would not
+		// start this server either, so say so here, with the line.
+		d.errorf(f.key, p, "%s", unknownKey(f.name, known))
 	default:
 		d.warnf(f.key, p, "ignored: toolfold does not use %q", f.name)
 	}

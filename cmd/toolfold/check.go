@@ -29,6 +29,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "config %s: ok (%s format, %s)\n", c.config, cfg.Format, plural(len(cfg.Upstreams), "upstream"))
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stdout, "  warning: %s\n", w)
+	}
 	fmt.Fprintf(stdout, "pii: %s\n", piiStatus(cfg.PII))
 	fmt.Fprintf(stdout, "telemetry: %s\n", ts)
 	fmt.Fprintf(stdout, "workspaces: %s\n", workspaceStatus(cfg.Sandbox))

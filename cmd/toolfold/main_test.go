@@ -41,6 +41,27 @@ func TestConfigErrorsExitTwo(t *testing.T) {
 	}
 }
 
+func TestCheckClientFile(t *testing.T) {
+	// A typo in a client's file fails check with its line and a
+	// did-you-mean; keys clients use that toolfold does not are printed as
+	// warnings by check.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "claude_desktop_config.json")
+	os.WriteFile(bad, []byte(`{"mcpServers": {
+  "fs": {"comand": "npx", "args": ["-y", "x"]}
+}}`), 0o600)
+	code, _, errs := runCLI(t, "check", "-c", bad)
+	if code != exitUsage || !strings.Contains(errs, bad+`:2:10: mcpServers.fs.comand: unknown key "comand"; did you mean "command"?`) {
+		t.Errorf("check typo: %d %q", code, errs)
+	}
+	good := filepath.Join(dir, "mcp.json")
+	os.WriteFile(good, []byte(`{"mcpServers": {"x": {"command": "/nonexistent/x", "autoApprove": [], "disabled": true}}}`), 0o600)
+	_, out, _ := runCLI(t, "check", "-c", good)
+	if !strings.Contains(out, `warning: `+good+`:1:52: mcpServers.x.autoApprove: ignored: toolfold does not use "autoApprove"`) {
+		t.Errorf("check does not print the warning:\n%s", out)
+	}
+}
+
 func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "p.yaml")
 	os.WriteFile(cfg, []byte("upstreams:\n  x:\n    command: /bin/true\n"), 0o600)
