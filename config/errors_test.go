@@ -49,6 +49,21 @@ http:
 			`test.yaml:14:9: http.addr: invalid address "nope": write host:port, like 127.0.0.1:8765`,
 		},
 	}, {
+		name: "store, drain and prometheus",
+		src: `upstreams:
+  fs: {command: npx}
+store: memcached://h:1
+http:
+  drain_timeout: soon
+telemetry:
+  prometheus: nope
+`,
+		want: []string{
+			`test.yaml:3:8: store: scheme "memcached" is not supported: use redis:// or rediss:// (Redis 7 or later), or leave store out for files on this machine`,
+			`test.yaml:5:18: http.drain_timeout: invalid duration "soon"; use Go syntax like 30s or 2m`,
+			`test.yaml:7:15: telemetry.prometheus: invalid address "nope": write host:port, like 127.0.0.1:8765`,
+		},
+	}, {
 		name: "missing command",
 		file: "proxy.yaml",
 		src: `upstreams:
@@ -220,7 +235,7 @@ http:
 		name: "aliases and merge keys",
 		src:  "x: &x {command: y}\nupstreams:\n  a:\n    <<: [*x, 5]\n",
 		want: []string{
-			`test.yaml:1:1: x: unknown key "x"; known keys: upstreams, sandbox, http, telemetry, search, pii, expose, pin, namespace`,
+			`test.yaml:1:1: x: unknown key "x"; known keys: upstreams, sandbox, http, telemetry, search, pii, expose, pin, namespace, store`,
 			`test.yaml:4:5: upstreams.a: << must merge a mapping or a list of mappings`,
 		},
 	}, {

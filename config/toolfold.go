@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
 		"python", "node", "workspace_size", "workspace_dir", "require", "warm"}
@@ -47,6 +47,8 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 		case "pii":
 			d.pii(f.val, &cfg.PII)
 			piiKey = f.key
+		case "store":
+			d.store(f.val, &cfg.Store, x)
 		default:
 			if d.exposeKey(f, &cfg.Expose) {
 				continue

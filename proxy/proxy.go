@@ -11,6 +11,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/store"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -29,6 +30,10 @@ type Options struct {
 	TracerProvider trace.TracerProvider // nil: no tracing, no cost (noop)
 	MeterProvider  metric.MeterProvider // nil: no metrics (noop)
 	CaptureContent bool                 // record tool arguments/results on spans (off by default)
+
+	// Store keeps what outlives a client session and is shared between
+	// replicas (package store). Nil: nothing is shared beyond the process.
+	Store store.Store
 
 	// ReadyCheck, if set, is asked by /readyz whether what the proxy
 	// depends on beyond its upstreams (the shared store) answers.
@@ -78,6 +83,7 @@ type Proxy struct {
 
 	drain      drainState                  // HTTP requests in flight, draining (health.go)
 	readyCheck func(context.Context) error // Options.ReadyCheck
+	store      store.Store                 // Options.Store; may be nil
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -93,7 +99,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	if version == "" {
 		version = "dev"
 	}
-	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck}
+	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck, store: opts.Store}
 	p.tel = newTelemetry(opts, version, log)
 	p.learn = newLearner(cfg, log)
 	p.pii = newPIIState(cfg.PII, log)

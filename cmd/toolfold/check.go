@@ -35,14 +35,23 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "pii: %s\n", piiStatus(cfg.PII))
 	fmt.Fprintf(stdout, "telemetry: %s\n", ts)
 	fmt.Fprintf(stdout, "workspaces: %s\n", workspaceStatus(cfg.Sandbox))
-	fmt.Fprintf(stdout, "warm runs: %s\n\n", warmStatus(cfg.Sandbox))
+	fmt.Fprintf(stdout, "warm runs: %s\n", warmStatus(cfg.Sandbox))
+	st, err := openStore(cfg)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	storeLine, storeOK := storeStatus(ctx, cfg, st)
+	fmt.Fprintf(stdout, "store: %s\n\n", storeLine)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	runners, langs := languages(cfg, log, false)
-	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Runners: runners})
+	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Runners: runners, Store: st})
 	defer p.Close()
 
-	failed := printUpstreams(stdout, p.Status())
+	failed := printUpstreams(stdout, p.Status()) || !storeOK
 	fmt.Fprintln(stdout)
 	printAdvertised(stdout, p)
 	failed = printLanguages(stdout, langs) || failed

@@ -59,6 +59,16 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Warn("telemetry: flushing on exit", "err", err)
 		}
 	}()
+	st, err := openStore(cfg)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	var ready func(context.Context) error
+	if st != nil {
+		defer st.Close()
+		ready = st.Ping
+		log.Info("store: " + st.String())
+	}
 	runners, langs := languages(cfg, log, cfg.Sandbox.Warm)
 	logLanguages(log, langs)
 	p := startProxy(ctx, cfg, log, startupWait, &proxy.Options{
@@ -66,6 +76,8 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		TracerProvider: tel.tracer,
 		MeterProvider:  tel.meter,
 		CaptureContent: ts.CaptureContent,
+		Store:          st,
+		ReadyCheck:     ready,
 	})
 	defer p.Close()
 	if addr == "" {
