@@ -1,0 +1,360 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A cluster is what README's "Replicas" describes, on loopback: a real
+// redis-server, toolfold replicas sharing it through store:, and a real
+// HAProxy in front sticking sessions by Mcp-Session-Id (deploy/haproxy.cfg,
+// with its addresses replaced).
+type cluster struct {
+	t        *testing.T
+	redis    string // HOST:PORT
+	front    string // http://HOST:PORT/mcp through HAProxy
+	replicas []*replica
+}
+
+type replica struct {
+	name string
+	addr string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+// needDebian finds a Debian package's program, or skips (fails under CI,
+// where .ci/test installs it).
+func needDebian(t *testing.T, prog, pkg string) string {
+	t.Helper()
+	for _, p := range []string{prog, "/usr/sbin/" + prog, "/usr/bin/" + prog} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found; .ci/test installs it (apt-get install %s)", prog, pkg)
+	}
+	t.Skipf("%s not found: apt-get install %s (.ci/test does)", prog, pkg)
+	return ""
+}
+
+// waitListen waits until addr accepts connections.
+func waitListen(t *testing.T, addr string, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on %s after %v", addr, d)
+		}
+	}
+}
+
+// startDaemon runs a helper server (redis, haproxy) until the test ends.
+func startDaemon(t *testing.T, out *syncBuffer, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s output:\n%s", filepath.Base(bin), out)
+		}
+	})
+	return cmd
+}
+
+// startCluster starts redis, n replicas of toolfold on cfg (its store:
+// pointed at that redis) and HAProxy in front.
+func startCluster(t *testing.T, n int, cfg string) *cluster {
+	t.Helper()
+	redisBin := needDebian(t, "redis-server", "redis-server")
+	haproxyBin := needDebian(t, "haproxy", "haproxy")
+	c := &cluster{t: t, redis: freeAddr(t)}
+	_, port, _ := net.SplitHostPort(c.redis)
+	startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	waitListen(t, c.redis, 10*time.Second)
+	cfgFile := writeConfig(t, cfg+fmt.Sprintf("store: redis://%s/0\n", c.redis))
+	for i := range n {
+		c.replicas = append(c.replicas, c.startReplica(fmt.Sprintf("r%d", i+1), cfgFile))
+	}
+	front := freeAddr(t)
+	hcfg := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(hcfg, []byte(c.haproxyConfig(t, front)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(haproxyBin, "-c", "-f", hcfg).CombinedOutput(); err != nil {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
+	}
+	startDaemon(t, &syncBuffer{}, haproxyBin, "-db", "-f", hcfg)
+	waitListen(t, front, 10*time.Second)
+	c.front = "http://" + front + "/mcp"
+	return c
+}
+
+// haproxyConfig is deploy/haproxy.cfg with this cluster's addresses, and a
+// header naming the replica that answered, for the test to see the spread.
+func (c *cluster) haproxyConfig(t *testing.T, front string) string {
+	t.Helper()
+	b, err := os.ReadFile("../deploy/haproxy.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "bind "):
+			line = "    bind " + front
+		case strings.HasPrefix(trimmed, "server "):
+			continue
+		}
+		out = append(out, line)
+	}
+	out = append(out, "    http-response set-header X-Toolfold-Replica %[srv_name]")
+	for _, r := range c.replicas {
+		out = append(out, fmt.Sprintf("    server %s %s check", r.name, r.addr))
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+func (c *cluster) startReplica(name, cfgFile string) *replica {
+	t := c.t
+	t.Helper()
+	r := &replica{name: name, addr: freeAddr(t), out: &syncBuffer{}, done: make(chan struct{})}
+	r.cmd, _ = toolfoldCmd(t, context.Background(), "serve", "-c", cfgFile, "--http", r.addr)
+	r.cmd.Stderr = r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.done:
+		case <-time.After(exitGrace):
+			t.Errorf("replica %s did not exit within %v of SIGTERM", name, exitGrace)
+			_ = r.cmd.Process.Kill()
+			<-r.done
+		}
+		if m := crashRE.FindString(r.out.String()); m != "" {
+			t.Errorf("replica %s: stderr shows %q", name, m)
+		}
+		if t.Failed() {
+			t.Logf("replica %s stderr:\n%s", name, r.out)
+		}
+	})
+	for deadline := time.Now().Add(startTimeout); ; time.Sleep(50 * time.Millisecond) {
+		if code, _ := httpGetQuiet(r.addr, "/readyz"); code == 200 {
+			return r
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("replica %s exited:\n%s", name, r.out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica %s not ready after %v:\n%s", name, startTimeout, r.out)
+		}
+	}
+}
+
+// kill ends the replica at once, as a crash would.
+func (r *replica) kill() {
+	_ = r.cmd.Process.Kill()
+	<-r.done
+}
+
+func httpGetQuiet(addr, path string) (int, error) {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// replicaRecorder notes which replica created a session (answered its
+// initialize) and which others answered it successfully since.
+type replicaRecorder struct {
+	mu     sync.Mutex
+	home   string
+	others map[string]bool
+}
+
+func (r *replicaRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	name := resp.Header.Get("X-Toolfold-Replica")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case resp.Header.Get("Mcp-Session-Id") != "" && req.Header.Get("Mcp-Session-Id") == "":
+		r.home = name // the session was created here
+	case req.Header.Get("Mcp-Session-Id") != "" && resp.StatusCode < 300 && name != r.home:
+		r.others[name] = true // a request of the session served elsewhere
+	}
+	// Requests outside a session (the 2026-07-28 server/discover probe) may
+	// go anywhere.
+	return resp, nil
+}
+
+// session is one client session through the front, remembering which
+// replicas served it.
+type session struct {
+	cs  *mcp.ClientSession
+	rec *replicaRecorder
+}
+
+func (c *cluster) connect(ctx context.Context) (*session, error) {
+	rec := &replicaRecorder{others: map[string]bool{}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cluster-e2e"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: c.front, HTTPClient: &http.Client{Transport: rec}, MaxRetries: -1}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &session{cs: cs, rec: rec}, nil
+}
+
+// openSessions opens n sessions through the front, all at once.
+func (c *cluster) openSessions(n int) []*session {
+	c.t.Helper()
+	out := make([]*session, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out[i], errs[i] = c.connect(ctx)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			c.t.Fatalf("session %d: connect: %v", i, err)
+		}
+		c.t.Cleanup(func() { _ = out[i].cs.Close() })
+	}
+	return out
+}
+
+// runScripts runs scripts trivial Lua scripts in each session, the
+// sessions at once, and returns each session's errors.
+func runScripts(sessions []*session, scripts int) [][]error {
+	errs := make([][]error, len(sessions))
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for j := range scripts {
+				res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_script", Arguments: map[string]any{
+					"language": "lua", "code": fmt.Sprintf("return %d * %d", i+1, j+7)}})
+				switch {
+				case err != nil:
+					errs[i] = append(errs[i], err)
+				case res.IsError || !strings.Contains(text(res), fmt.Sprint((i+1)*(j+7))):
+					errs[i] = append(errs[i], fmt.Errorf("script %d: %s", j, text(res)))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// replicaOf is the replica that created s; a request of s answered by
+// another is a test error (stickiness broken).
+func replicaOf(t *testing.T, i int, s *session) string {
+	t.Helper()
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	if len(s.rec.others) > 0 {
+		t.Errorf("session %d, created on %s, was also served by %v", i, s.rec.home, s.rec.others)
+	}
+	return s.rec.home
+}
+
+// TestReplicas: 20 sessions × 5 scripts through HAProxy to two replicas on
+// one Redis, with no error; each session stays on one replica and both
+// replicas get some. Then replica 1 is killed: 10 new sessions × 3 scripts
+// still have no error.
+func TestReplicas(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, 2, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}}))
+
+	sessions := c.openSessions(20)
+	errs := runScripts(sessions, 5)
+	count := map[string]int{}
+	for i, s := range sessions {
+		if len(errs[i]) > 0 {
+			t.Errorf("session %d: %v", i, errs[i])
+		}
+		count[replicaOf(t, i, s)]++
+	}
+	if count["r1"] == 0 || count["r2"] == 0 {
+		t.Fatalf("sessions per replica %v: want both replicas used", count)
+	}
+
+	// r1 dies while every session runs scripts: only its own sessions fail.
+	killed := make(chan struct{})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		c.replicas[0].kill()
+		close(killed)
+	}()
+	errs = runScripts(sessions, 8)
+	<-killed
+	var lost int
+	for i, s := range sessions {
+		switch replicaOf(t, i, s) {
+		case "r2":
+			if len(errs[i]) > 0 {
+				t.Errorf("session %d on r2 failed when r1 was killed: %v", i, errs[i])
+			}
+		case "r1":
+			if len(errs[i]) > 0 {
+				lost++
+			}
+		}
+	}
+	if lost == 0 {
+		t.Errorf("no session of the killed replica saw an error: was it really killed?")
+	}
+
+	// New sessions after the kill: no error, all on r2.
+	fresh := c.openSessions(10)
+	errs = runScripts(fresh, 3)
+	for i, s := range fresh {
+		if len(errs[i]) > 0 {
+			t.Errorf("after r1 was killed, new session %d: %v", i, errs[i])
+		}
+		if r := replicaOf(t, i, s); r != "r2" {
+			t.Errorf("after r1 was killed, new session %d was served by %s", i, r)
+		}
+	}
+}
