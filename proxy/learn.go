@@ -3,12 +3,15 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/store"
 )
 
 // learner is what search_tools learns in this deployment: which tools
@@ -18,8 +21,13 @@ import (
 type learner struct {
 	usage  *index.Usage  // nil when learning is off
 	shapes *index.Shapes // always
-	path   string        // "" when usage is kept in memory only
 	log    *slog.Logger
+	// Where usage is saved: st under key; nil when it is kept in memory
+	// only. shared: other replicas save there too, so a save merges what
+	// they learned first.
+	st     store.Store
+	key    string
+	shared bool
 
 	mu       sync.Mutex
 	sessions map[any]*recent // by client session
@@ -48,23 +56,41 @@ const (
 	learnSaveDelay = 2 * time.Second  // saves are batched
 )
 
-// newLearner loads what was learned before. A file that cannot be read is
-// logged and replaced by the next save.
-func newLearner(cfg *config.Config, log *slog.Logger) *learner {
+// usageKey is where replicas sharing a store (store: redis://…) keep
+// what search learned.
+const usageKey = "search/usage.json"
+
+// newLearner loads what was learned before: from the shared store when the
+// config names one (st), else from the usage file. A value that cannot be
+// read is logged and replaced by the next save.
+func newLearner(cfg *config.Config, st store.Store, log *slog.Logger) *learner {
 	l := &learner{shapes: index.NewShapes(), log: log, sessions: make(map[any]*recent)}
 	if cfg == nil || cfg.Search.NoLearn {
 		return l
 	}
-	l.path = cfg.UsageFile()
-	if l.path == "" {
-		l.usage = index.NewUsage(cfg.Search.MaxPairs)
+	l.usage = index.NewUsage(cfg.Search.MaxPairs)
+	switch path := cfg.UsageFile(); {
+	case cfg.Store.URL != "" && st != nil:
+		l.st, l.key, l.shared = st, usageKey, true
+	case path != "":
+		fs, err := store.Files(filepath.Dir(path))
+		if err != nil {
+			log.Warn("search learning: "+err.Error(), "component", "search")
+			return l
+		}
+		l.st, l.key = fs, filepath.Base(path)
+	default:
 		return l
 	}
-	u, err := index.LoadUsage(l.path, cfg.Search.MaxPairs)
-	if err != nil {
-		log.Warn("search learning: "+err.Error(), "component", "search")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	data, err := l.st.Get(ctx, l.key)
+	if err == nil {
+		err = l.usage.Merge(data)
 	}
-	l.usage = u
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		log.Warn("search learning: "+err.Error()+"; starting afresh", "component", "search")
+	}
 	return l
 }
 
@@ -143,7 +169,7 @@ func (l *learner) observed(qname string, v json.RawMessage) {
 }
 
 func (l *learner) scheduleSaveLocked() {
-	if l.path == "" || l.timer != nil || l.closed {
+	if l.st == nil || l.timer != nil || l.closed {
 		return
 	}
 	l.timer = time.AfterFunc(learnSaveDelay, func() {
@@ -155,8 +181,19 @@ func (l *learner) scheduleSaveLocked() {
 }
 
 func (l *learner) save() {
-	if err := l.usage.Save(l.path); err != nil {
-		l.log.Warn("search learning: "+err.Error(), "component", "search")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if l.shared { // keep what the other replicas learned since
+		if data, err := l.st.Get(ctx, l.key); err == nil {
+			_ = l.usage.Merge(data)
+		}
+	}
+	data, err := json.Marshal(l.usage)
+	if err == nil {
+		err = l.st.Set(ctx, l.key, append(data, '\n'))
+	}
+	if err != nil {
+		l.log.Warn("search learning: saving: "+err.Error(), "component", "search")
 	}
 }
 

@@ -1,11 +1,15 @@
 package proxy
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/store"
 )
 
 // TestLearnFromUse: a tool a script calls after a search is learned for the
@@ -42,7 +46,7 @@ return {tools.calc.add{a = 20417, b = 3}, tools.calc.echo_text{text = "zebra-sec
 			t.Errorf("usage.json holds an argument value %q: %s", bad, data)
 		}
 	}
-	if l := newLearner(cfg, p.log); l.usage.Len() != p.learn.usage.Len() {
+	if l := newLearner(cfg, nil, p.log); l.usage.Len() != p.learn.usage.Len() {
 		t.Errorf("reloaded %d pairs, saved %d", l.usage.Len(), p.learn.usage.Len())
 	}
 
@@ -69,8 +73,43 @@ func TestLearnCorruptFile(t *testing.T) {
 	cfg := testConfig()
 	cfg.File, cfg.Dir = filepath.Join(dir, "proxy.yaml"), dir
 	var logs strings.Builder
-	l := newLearner(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	l := newLearner(cfg, nil, slog.New(slog.NewTextHandler(&logs, nil)))
 	if l.usage == nil || l.usage.Len() != 0 || !strings.Contains(logs.String(), "starting afresh") {
 		t.Errorf("corrupt file: usage %v, log %q", l.usage, logs.String())
+	}
+}
+
+// TestLearnSharedStore: replicas on one shared store (store: redis://…;
+// a file store stands in here) each save what they learned without
+// overwriting what the others saved.
+func TestLearnSharedStore(t *testing.T) {
+	st, err := store.Files(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(stdioUpstream("calc"))
+	cfg.Store.URL = "redis://127.0.0.1:1/0" // says "shared"; the store given is what is used
+	replica := func() (*Proxy, *mcp.ClientSession) {
+		return startProxyWith(t, cfg, &Options{Store: st})
+	}
+	p1, cs1 := replica()
+	p2, cs2 := replica()
+	callText(t, cs1, "search_tools", map[string]any{"query": "total of two numbers"})
+	runLua(t, cs1, `return tools.calc.add{a = 1, b = 2}`)
+	callText(t, cs2, "search_tools", map[string]any{"query": "repeat my words back"})
+	runLua(t, cs2, `return tools.calc.echo_text{text = "hi"}`)
+	p1.learn.close()
+	p2.learn.close()
+	data, err := st.Get(context.Background(), usageKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"calc.add"`, `"calc.echo-text"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the shared usage lacks %s (one replica overwrote the other): %s", want, data)
+		}
+	}
+	if l := newLearner(cfg, st, p1.log); l.usage.Len() < p1.learn.usage.Len() {
+		t.Errorf("a new replica loaded %d pairs, fewer than replica 1 saved (%d)", l.usage.Len(), p1.learn.usage.Len())
 	}
 }

@@ -101,7 +101,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck, store: opts.Store}
 	p.tel = newTelemetry(opts, version, log)
-	p.learn = newLearner(cfg, log)
+	p.learn = newLearner(cfg, opts.Store, log)
 	p.pii = newPIIState(cfg.PII, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
