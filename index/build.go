@@ -38,9 +38,10 @@ type lexicon struct {
 }
 
 type termEntry struct {
-	idf  float64
-	core bool // occurs in some tool's name, first sentence or server name
-	post []posting
+	idf   float64
+	core  bool // occurs in some tool's name, first sentence or server name
+	named bool // occurs in some tool's name or server name
+	post  []posting
 }
 
 type posting struct {
@@ -75,6 +76,7 @@ type builder struct {
 	names   []string         // id → term
 	raw     [][]rawPosting   // id → postings
 	core    []bool           // id → occurs in a name, first sentence or server
+	named   []bool           // id → occurs in a name or server
 	seen    []int32          // id → 1 + the last tool that counted it
 	slot    []int32          // id → its index in counts, for the tool in seen
 	counts  []rawPosting
@@ -120,6 +122,7 @@ func (bd *builder) term(t string) int32 {
 	bd.names = append(bd.names, t)
 	bd.raw = append(bd.raw, nil)
 	bd.core = append(bd.core, false)
+	bd.named = append(bd.named, false)
 	bd.seen = append(bd.seen, 0)
 	bd.slot = append(bd.slot, 0)
 	return id
@@ -212,6 +215,9 @@ func (bd *builder) endDoc(doc int32) {
 		if c.counts[fName] > 0 || c.counts[fFirst] > 0 || c.counts[fServer] > 0 {
 			bd.core[id] = true
 		}
+		if c.counts[fName] > 0 || c.counts[fServer] > 0 {
+			bd.named[id] = true
+		}
 	}
 	bd.counts = bd.counts[:0]
 }
@@ -273,7 +279,7 @@ func (bd *builder) finish(n int) lexicon {
 	lex.vocab = make([]vocabWord, len(bd.names))
 	for id, raw := range bd.raw {
 		e := &entries[id]
-		e.core = bd.core[id]
+		e.core, e.named = bd.core[id], bd.named[id]
 		e.post = make([]posting, len(raw))
 		for j, r := range raw {
 			var tf float32

@@ -35,7 +35,8 @@
 //     the word the query said; a phrase scores as the mean of its words.
 //     Literal values in a query (URLs, paths, file names, e-mail addresses,
 //     CSS selectors, quoted strings, numbers, and what follows "...:")
-//     weigh less, and their kind ("url", "path") counts as a hint. Words
+//     weigh less, and their kind ("url", "path") counts as a hint; a number
+//     that is a word of a tool's or server's name ("12306") is a word. Words
 //     that no tool name or first sentence uses, the topic of a request
 //     rather than its action, weigh less too. The sum is divided by the
 //     score a perfect match would get, so it lies in [0, 1].
@@ -52,16 +53,22 @@
 //     share of the query, by idf, whose words scripts searched with before
 //     calling the tool, each word's pull 1 − 0.5^uses.
 //
+// A query that names several steps ("find the file and then email it",
+// split at then, and, after that, followed by, ";", ...; steps.go) is also
+// ranked step by step, and the rankings are fused by reciprocal rank (the
+// whole query weighs 1, each step 0.5); each step's best tool is placed
+// among the first hits, so every step has its tool near the top.
+//
 // Before parsing, everyday phrasings are rewritten to the words tools use
 // (idioms.go): "let the team know" → notify, "throw it away" → delete,
 // "how long" → duration, with gaps for separable phrasal verbs. Arithmetic
 // in a query ("17% of 2,340", "3*4") hints at calculating.
 //
-// On the corpus in testdata/search-corpus (1,815 real tools, 124 servers,
-// 195 labelled queries), TestSearchQuality prints recall, MRR and nDCG
-// overall and per tag and fails below the goals of issue 4 (R@1 75, R@5 92,
-// R@5 80 on the hard queries); toolfold eval-search --split prints the same
-// for each half of the queries.
+// On the corpus in testdata/search-corpus (1,815 real tools, 124 servers)
+// TestSearchQuality prints recall, MRR and nDCG overall and per tag for each
+// query set there (QUERY-SETS.md: the dev queries, their develop and holdout
+// halves, and queries converted from LiveMCPBench); toolfold eval-search
+// prints the same. Only the develop half's misses may be read while tuning.
 //
 // # Detail levels
 //

@@ -179,7 +179,7 @@ func subsets(rs []QueryResult) []Subset {
 			groups[g] = append(groups[g], r.Metrics)
 		}
 	}
-	order := []string{"all", "source:handwritten", "source:mcptoolbench", "tag:multi"}
+	order := []string{"all", "source:handwritten", "source:mcptoolbench", "source:livemcpbench", "tag:multi"}
 	var tags []string
 	for g, ms := range groups {
 		if strings.HasPrefix(g, "tag:") && !slices.Contains(order, g) && len(ms) >= 4 {
@@ -196,10 +196,17 @@ func subsets(rs []QueryResult) []Subset {
 	return out
 }
 
+// benchmarkTags are the tags that name the public benchmark a query comes
+// from; a query with none is hand-written.
+var benchmarkTags = []string{"mcptoolbench", "livemcpbench"}
+
 func groupsOf(q Query) []string {
 	src := "source:handwritten"
-	if slices.Contains(q.Tags, "mcptoolbench") {
-		src = "source:mcptoolbench"
+	for _, b := range benchmarkTags {
+		if slices.Contains(q.Tags, b) {
+			src = "source:" + b
+			break
+		}
 	}
 	g := []string{"all", src}
 	for _, t := range q.Tags {

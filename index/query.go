@@ -44,14 +44,19 @@ func (lex *lexicon) parseQuery(q string) []concept {
 	hinted := make(map[string]bool)
 	chunks := splitQuery(q)
 	payload := payloadStart(chunks)
+	kinds := make([]string, len(chunks))
 	numbers := 0
-	for _, c := range chunks {
-		if valueKind(c) == "number" || mathExpr(c) {
+	for i, c := range chunks {
+		kinds[i] = valueKind(c)
+		if kinds[i] == "number" && lex.namesSomething(c) {
+			kinds[i] = "" // "12306" is a server, not a quantity
+		}
+		if kinds[i] == "number" || mathExpr(c) {
 			numbers++
 		}
 	}
 	for i, chunk := range chunks {
-		kind := valueKind(chunk)
+		kind := kinds[i]
 		if mathExpr(chunk) || kind == "number" && (numbers >= 2 || strings.Contains(chunk, "%")) {
 			kind = "math"
 		}
@@ -75,6 +80,14 @@ func (lex *lexicon) parseQuery(q string) []concept {
 	}
 	flush()
 	return mergeConcepts(cs)
+}
+
+// namesSomething reports whether a chunk that looks like a number is a
+// word of some tool's name or server name as it stands ("12306", "1password").
+func (lex *lexicon) namesSomething(chunk string) bool {
+	c := strings.Trim(chunk, ",;:!?()")
+	e := lex.terms[strings.ToLower(c)]
+	return e != nil && e.named
 }
 
 // unit is a word of a query, or a run written in camel case ("GitHub",

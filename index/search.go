@@ -52,6 +52,21 @@ func (ix *Index) search(query, server string, limit int, u *Usage) []Hit {
 	if strings.TrimSpace(query) == "" {
 		return ix.list(server, limit)
 	}
+	var cands []candidate
+	if steps := splitSteps(query); len(steps) > 1 {
+		cands = ix.rankSteps(query, steps, server, limit, u)
+	} else {
+		cands = ix.rank(query, server, limit, u)
+	}
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = ix.hit(int(c.doc), c.score)
+	}
+	return hits
+}
+
+// rank scores every tool for one query and returns the best limit.
+func (ix *Index) rank(query, server string, limit int, u *Usage) []candidate {
 	sc := getScratch(len(ix.docs))
 	defer putScratch(sc)
 	cs := ix.lex.parseQuery(query)
@@ -62,12 +77,7 @@ func (ix *Index) search(query, server string, limit int, u *Usage) []Hit {
 	if u != nil {
 		ix.learned(cs, u, sc)
 	}
-	cands := ix.rerank(cs, sc, server, limit)
-	hits := make([]Hit, len(cands))
-	for i, c := range cands {
-		hits[i] = ix.hit(int(c.doc), c.score)
-	}
-	return hits
+	return ix.rerank(cs, sc, server, limit)
 }
 
 // list returns the first tools in index order (server, then tool name).

@@ -216,3 +216,19 @@ func TestTopK(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberNamingAServer: a number that is a server's or tool's name is a
+// word of the query, not a quantity.
+func TestNumberNamingAServer(t *testing.T) {
+	ix := New([]Tool{
+		{Server: "12306", Name: "get-tickets", Description: "Query train seats left on a date."},
+		{Server: "github", Name: "get_issue", Description: "Get ticket details of an issue."},
+		{Server: "calc", Name: "calculate", Description: "Evaluate a math expression."},
+	}, nil)
+	if hits := ix.Search("check 12306 remaining ticket information", SearchOptions{}); len(hits) == 0 || hits[0].Tool.Server != "12306" {
+		t.Errorf("12306 query: %v", hits)
+	}
+	if hits := ix.Search("what is 12 + 30", SearchOptions{}); len(hits) == 0 || hits[0].Tool.Name != "calculate" {
+		t.Errorf("arithmetic: %v", hits)
+	}
+}

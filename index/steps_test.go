@@ -1,0 +1,51 @@
+package index
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSplitSteps(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"find the file and then email it to Bob", []string{"find the file", "email it to Bob"}},
+		{"list open issues, then close the stale ones", []string{"list open issues,", "close the stale ones"}},
+		{"geocode the address; find parking nearby", []string{"geocode the address", "find parking nearby"}},
+		{"read a text file", []string{"read a text file"}},
+		{"files and folders", []string{"files and folders"}},                       // a part of one word is no step
+		{`search for "salt and pepper"`, []string{`search for "salt and pepper"`}}, // quoted text is not split
+		{"write a note with the text: buy milk and then eggs", []string{"write a note with the text: buy milk and then eggs"}},
+		{"Take a screenshot AND then upload it somewhere", []string{"Take a screenshot", "upload it somewhere"}},
+	} {
+		if got := splitSteps(tc.q); !cmp.Equal(got, tc.want) {
+			t.Errorf("splitSteps(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestTwoStepsBothSurface: a query naming two steps finds each step's tool
+// in the first five, though a tool that matches words of both steps
+// would otherwise crowd them out.
+func TestTwoStepsBothSurface(t *testing.T) {
+	var tools []Tool
+	add := func(name, desc string) { tools = append(tools, Tool{Server: "s", Name: name, Description: desc}) }
+	add("find_files", "Find files by name pattern in a directory.")
+	add("send_email", "Send an email message to recipients.")
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		add("email_file_"+n, "Find the settings of an email file, variant "+n+".")
+	}
+	ix := New(tools, nil)
+	var top []string
+	for _, h := range ix.Search("find the file and then send it by email", SearchOptions{Limit: 5}) {
+		top = append(top, h.Tool.Name)
+	}
+	for _, want := range []string{"find_files", "send_email"} {
+		if !slices.Contains(top, want) {
+			t.Errorf("top 5 %q lacks %s", top, want)
+		}
+	}
+}
