@@ -45,6 +45,10 @@ type frameError struct {
 type runParams struct {
 	Code   string     `json:"code"`
 	Limits wireLimits `json:"limits"`
+	// Args, when set, is bound as the script's global args (Request.Args).
+	Args json.RawMessage `json:"args,omitempty"`
+	// Check: compile the code and end without running it (Request.Check).
+	Check bool `json:"check,omitempty"`
 }
 
 // wireLimits are the limits a child needs to know about; the parent enforces

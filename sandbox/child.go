@@ -21,10 +21,11 @@ const ChildArg = "__toolfold-sandbox-child"
 // as the sandbox's init (InitArg).
 func IsChild() bool { return len(os.Args) > 1 && (os.Args[1] == ChildArg || os.Args[1] == InitArg) }
 
-// childRuntime runs one script inside the child and returns what the done
+// childRuntime runs one script (p.Code, with p.Args bound as args) inside
+// the child, or with p.Check only compiles it, and returns what the done
 // notification reports. It may write the script's output to os.Stdout and
 // talk to the parent through b.
-type childRuntime func(b *childBridge, code string, lim wireLimits) doneParams
+type childRuntime func(b *childBridge, p *runParams) doneParams
 
 // childRuntimes are the languages a child can run, by os.Args[2]. Tests add
 // hostile ones.
@@ -56,7 +57,7 @@ func childMain() int {
 		return 2
 	}
 	guardMemory(p.Limits.MemoryBytes)
-	d := run(b, p.Code, p.Limits)
+	d := run(b, p)
 	b.done(d)
 	return 0
 }

@@ -139,12 +139,18 @@
 // Two pipes on fds 3 (child → parent) and 4 (parent → child), one JSON
 // object per line, each at most Limits.MaxFrameBytes:
 //
-//	parent → child  {"method":"run","params":{"code":"...","limits":{...}}}    first, once
+//	parent → child  {"method":"run","params":{"code":"...","limits":{...},"args":{...},"check":true}}  first, once
 //	                (for Python, after the marshalled prelude, raw bytes)
 //	child → parent  {"id":1,"method":"call","params":{"name":"fs.read_file","args":{...}}}
 //	child → parent  {"id":2,"method":"search","params":{"query":"...","detail":"full","limit":5}}
 //	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}
 //	child → parent  {"method":"done","params":{"value":<json>,"error":{"kind":"runtime","line":3,"msg":"..."}}}
+//
+// "args" (Request.Args, a saved skill's arguments) is bound as the global
+// args: a Lua table, a Python dict, a JavaScript object; without it args is
+// undefined. "check" (Request.Check) compiles the code exactly as a run
+// would, inside the same sandbox, and sends done without running it: a
+// skill's code is checked this way before it is saved.
 //
 // Requests may be in flight concurrently (a Python or JavaScript prelude
 // sends several); ids are positive and unique while in flight. The child is

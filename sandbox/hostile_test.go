@@ -19,23 +19,23 @@ import (
 // Test-only child runtimes: they run inside the re-executed test binary and
 // misbehave on the bridge the way a hostile interpreter could.
 func init() {
-	childRuntimes["test-bigframe"] = func(b *childBridge, _ string, lim wireLimits) doneParams {
+	childRuntimes["test-bigframe"] = func(b *childBridge, p *runParams) doneParams {
 		b.w.writeRaw([]byte(`{"id":1,"method":"call","params":{"name":"x.y","args":{"pad":"` +
-			strings.Repeat("x", lim.MaxFrameBytes) + `"}}}`))
+			strings.Repeat("x", p.Limits.MaxFrameBytes) + `"}}}`))
 		time.Sleep(time.Minute)
 		return doneParams{}
 	}
-	childRuntimes["test-notjson"] = func(b *childBridge, _ string, _ wireLimits) doneParams {
+	childRuntimes["test-notjson"] = func(b *childBridge, _ *runParams) doneParams {
 		b.w.writeRaw([]byte("hello parent"))
 		time.Sleep(time.Minute)
 		return doneParams{}
 	}
-	childRuntimes["test-unknown"] = func(b *childBridge, _ string, _ wireLimits) doneParams {
+	childRuntimes["test-unknown"] = func(b *childBridge, _ *runParams) doneParams {
 		b.w.writeRaw([]byte(`{"id":1,"method":"exec","params":{"cmd":"sh"}}`))
 		time.Sleep(time.Minute)
 		return doneParams{}
 	}
-	childRuntimes["test-env"] = func(b *childBridge, _ string, _ wireLimits) doneParams {
+	childRuntimes["test-env"] = func(b *childBridge, _ *runParams) doneParams {
 		env, _ := os.ReadFile("/proc/self/environ")
 		wd, _ := os.Getwd()
 		fds, _ := os.ReadDir("/proc/self/fd")
@@ -44,7 +44,7 @@ func init() {
 		fmt.Printf("env=%q\nwd=%s\nfds=%d\nstdin=%s\n", env, wd, len(fds), stdin)
 		return doneParams{}
 	}
-	childRuntimes["test-memlimit"] = func(b *childBridge, _ string, _ wireLimits) doneParams {
+	childRuntimes["test-memlimit"] = func(b *childBridge, _ *runParams) doneParams {
 		var rl unix.Rlimit
 		unix.Getrlimit(unix.RLIMIT_DATA, &rl)
 		statm, _ := os.Open("/proc/self/statm")
@@ -56,7 +56,8 @@ func init() {
 	// response. With the code "fill" it first sends one call and waits
 	// until the parent has filled the response pipe (the parent's writer
 	// is then blocked), so the flood meets a blocked writer.
-	childRuntimes["test-callflood"] = func(b *childBridge, code string, _ wireLimits) doneParams {
+	childRuntimes["test-callflood"] = func(b *childBridge, p *runParams) doneParams {
+		code := p.Code
 		id := int64(1)
 		send := func() {
 			if err := b.w.write(&frame{ID: id, Method: methodCall, Params: mustJSON(callParams{Name: "x.y"})}); err != nil {
@@ -76,7 +77,8 @@ func init() {
 	}
 	// test-reuseid makes the code's number of calls one after the other,
 	// all with id 1: ids need only be unique while in flight.
-	childRuntimes["test-reuseid"] = func(b *childBridge, code string, _ wireLimits) doneParams {
+	childRuntimes["test-reuseid"] = func(b *childBridge, p *runParams) doneParams {
+		code := p.Code
 		var n int
 		fmt.Sscan(code, &n)
 		for range n {
@@ -89,7 +91,8 @@ func init() {
 	}
 	// test-concurrent sends the code's number of calls at once, then reads
 	// every response: a future Python or JavaScript prelude does this.
-	childRuntimes["test-concurrent"] = func(b *childBridge, code string, _ wireLimits) doneParams {
+	childRuntimes["test-concurrent"] = func(b *childBridge, p *runParams) doneParams {
+		code := p.Code
 		var n int
 		fmt.Sscan(code, &n)
 		for id := 1; id <= n; id++ {

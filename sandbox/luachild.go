@@ -47,10 +47,17 @@ type luaEnv struct {
 }
 
 // runLua is the "lua" childRuntime.
-func runLua(b *childBridge, code string, _ wireLimits) doneParams {
+func runLua(b *childBridge, p *runParams) doneParams {
 	e := newLuaEnv(b, os.Stdout)
 	defer e.L.Close()
-	return e.run(code)
+	if p.Args != nil {
+		v, err := e.fromJSON(p.Args)
+		if err != nil {
+			return doneParams{Error: &wireError{Kind: "runtime", Msg: "args: " + err.Error()}}
+		}
+		e.L.SetGlobal("args", v)
+	}
+	return e.run(p.Code, p.Check)
 }
 
 func newLuaEnv(b *childBridge, stdout io.Writer) *luaEnv {
@@ -84,11 +91,15 @@ func newLuaEnv(b *childBridge, stdout io.Writer) *luaEnv {
 	return e
 }
 
-// run compiles and runs code as the chunk "script" and reports the outcome.
-func (e *luaEnv) run(code string) doneParams {
+// run compiles and runs code as the chunk "script" and reports the
+// outcome; with check it only compiles.
+func (e *luaEnv) run(code string, check bool) doneParams {
 	fn, err := e.L.Load(strings.NewReader(code), "script")
 	if err != nil {
 		return doneParams{Error: luaSyntaxError(err, code)}
+	}
+	if check {
+		return doneParams{}
 	}
 	e.L.Push(fn)
 	if err := e.L.PCall(0, 1, nil); err != nil {

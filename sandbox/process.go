@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,10 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	lim := req.Limits.withDefaults()
-	first, err := marshal(&frame{Method: methodRun, Params: mustJSON(runParams{Code: req.Code, Limits: toWire(lim)})})
+	if req.Args != nil && !isObject(req.Args) {
+		return nil, fmt.Errorf("sandbox: Request.Args must be a JSON object, got %.40s", req.Args)
+	}
+	first, err := marshal(&frame{Method: methodRun, Params: mustJSON(runParams{Code: req.Code, Limits: toWire(lim), Args: req.Args, Check: req.Check})})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode run frame: %w", err)
 	}
@@ -384,4 +388,10 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only called with plain structs
 	}
 	return b
+}
+
+// isObject reports whether raw is one valid JSON object.
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }

@@ -69,6 +69,14 @@ type Request struct {
 	// Require is the sandbox.require policy; empty means RequireDegraded.
 	// A run the policy refuses returns an error saying what to fix.
 	Require Require
+	// Args, when set, must be a JSON object: the script sees it as the
+	// global args (a Lua table, a Python dict, a JavaScript object), as a
+	// saved skill does. Nil leaves args undefined.
+	Args json.RawMessage
+	// Check compiles Code as a run would and ends without running it: a
+	// syntax error is Result.Err (Kind "syntax"), success a Result without
+	// Err or Value. Checking a skill's code uses it.
+	Check bool
 }
 
 // Limits bound one run. Zero values mean the defaults in DefaultLimits.

@@ -285,14 +285,15 @@ function run(params) {
   let fn;
   try {
     // The header shares line 1 with the code, so lines need no offset.
-    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require) {' +
+    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args) {' +
       params.code + '\n})';
     fn = new vm.Script(src, { filename: 'script' }).runInThisContext();
   } catch (e) {
     const line = scriptLine(e.stack);
     return done({ error: { kind: 'syntax', line, msg: `${e.name}: ${e.message}` } });
   }
-  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire).then(finish, (e) => fail(e, 'runtime'));
+  if (params.check) return done({});
+  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire, params.args).then(finish, (e) => fail(e, 'runtime'));
 }
 
 // A script calling process.exit ends the run like Python's sys.exit: code

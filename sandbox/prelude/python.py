@@ -373,7 +373,7 @@ def _limit_memory(extra):
         pass  # the parent's limit stays
 
 
-def _run(code):
+def _run(code, args=None, check=False):
     try:
         tree = compile(code, "<script>", "exec", _ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         _rewrite_returns(tree)
@@ -384,9 +384,13 @@ def _run(code):
         if getattr(e, "text", None) and getattr(e, "offset", None):
             msg += f" (column {e.offset})"
         return None, {"kind": "syntax", "line": line, "msg": msg}
+    if check:
+        return None, None
     g = {"__name__": "__main__", "__builtins__": builtins, _RETURN: _Return,
          "tools": tools, "call": call, "acall": acall, "search_tools": search_tools,
          "asearch_tools": asearch_tools, "ToolError": ToolError}
+    if args is not None:
+        g["args"] = args
     try:
         if co.co_flags & 0x80:  # CO_COROUTINE: top-level await
             import asyncio
@@ -425,7 +429,7 @@ def _main():
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
     try:
-        value, err = _run(p["code"])
+        value, err = _run(p["code"], p.get("args"), p.get("check", False))
         if err is None and value is not None:
             try:
                 value = _dumps(value)
