@@ -22,6 +22,7 @@ type Config struct {
 	PII       PII       // tokenizing personal data and secrets; the zero value is the default (on)
 	Expose    Expose    // what clients see as tools, and how names are namespaced (expose.go)
 	Store     Store     // shared state: files beside the config, or Redis (store.go)
+	Skills    Skills    // saved skills: where they live and who may save (skills.go)
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string

@@ -36,6 +36,9 @@
 //	pii:                            # tokenizing personal data; see PII (on by default)
 //	  phone_regions: [US]
 //	  allow: [support@example.com]
+//	skills:                         # saved skills; see Skills
+//	  dir: .toolfold/skills         # default, beside this file
+//	  save: true                    # HTTP sessions may save too (default: stdio only)
 //	telemetry:                      # OpenTelemetry; see Telemetry
 //	  traces_exporter: otlp         # otlp, console (stderr) or none
 //	  metrics_exporter: none

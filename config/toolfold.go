@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store"}
+	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills"}
 	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
 		"python", "node", "workspace_size", "workspace_dir", "require", "warm"}
@@ -49,6 +49,8 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			piiKey = f.key
 		case "store":
 			d.store(f.val, &cfg.Store, x)
+		case "skills":
+			d.skills(f.val, &cfg.Skills, cfg.Dir, x)
 		default:
 			if d.exposeKey(f, &cfg.Expose) {
 				continue

@@ -59,6 +59,9 @@ type upstreamSource struct {
 // disabled server in a client's file (the client would not start it either).
 func (d *decoder) upstream(src *upstreamSource, name string, key, val *yaml.Node, path string) Upstream {
 	e := &entry{u: Upstream{Name: name}, key: key, path: path, set: map[string]*field{}, guessed: map[string]bool{}}
+	if msg := reservedUpstream(name); msg != "" {
+		d.errorf(key, path, "%s", msg)
+	}
 	sub := &decoder{file: d.file, budget: d.budget}
 	if fs, ok := sub.mapping(val, path, "a map of settings (command, args, … or url)"); ok {
 		for _, f := range fs {
