@@ -239,6 +239,12 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // run of a client session (withSession) works in the session's workspace
 // (workspace.go), any other in a fresh directory.
 func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
+	return p.RunScriptArgs(ctx, code, lang, nil)
+}
+
+// RunScriptArgs is RunScript with args, a JSON object, bound as the
+// script's global args (nil: none), as a saved skill runs.
+func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.RawMessage) (text string, failed bool, err error) {
 	if strings.TrimSpace(code) == "" {
 		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
 	}
@@ -258,7 +264,7 @@ func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, 
 	ctx, span := p.tel.startScript(ctx, lang, code)
 	host := &scriptHost{p: p, lang: lang, session: learnSession(ctx)}
 	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
-		Require: sandbox.Require(p.cfg.Sandbox.Require)}, host)
+		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

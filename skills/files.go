@@ -146,7 +146,7 @@ func (f *Files) Save(ctx context.Context, s *Skill, overwrite bool) error {
 		return err
 	}
 	if exists && !overwrite {
-		return fmt.Errorf("skills.%s: %w; save with overwrite = true to replace it (the old one is kept in %s), or choose another name",
+		return fmt.Errorf("skills.%s: %w; save with overwrite to replace it (the old one is kept in %s), or choose another name",
 			s.Name, ErrExists, filepath.Join(f.dir, versionsDir))
 	}
 	tmp, err := os.MkdirTemp(f.dir, ".tmp-"+s.Name+"-")

@@ -44,7 +44,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer st.Close()
 	}
 	storeLine, storeOK := storeStatus(ctx, cfg, st)
-	fmt.Fprintf(stdout, "store: %s\n\n", storeLine)
+	fmt.Fprintf(stdout, "store: %s\n", storeLine)
+	skillsLine, skillsBad := skillsStatus(ctx, cfg)
+	fmt.Fprintf(stdout, "skills: %s\n\n", skillsLine)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	runners, langs := languages(cfg, log, false)
@@ -55,7 +57,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintln(stdout)
 	printAdvertised(stdout, p)
 	failed = printLanguages(stdout, langs) || failed
-	failed = printSandbox(ctx, stdout, p) || failed
+	failed = printSandbox(ctx, stdout, p) || failed || skillsBad
 	if failed {
 		return exitFailed
 	}

@@ -5,6 +5,7 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
 //	toolfold version
 //
@@ -54,6 +55,8 @@ Usage:
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
   toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
+                                             the saved skills (scripts saved to call by name)
   toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
   toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
@@ -88,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSearch(ctx, rest, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
+	case "skills":
+		return cmdSkills(ctx, rest, stdout, stderr)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
 	case "bench":
