@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,6 +89,96 @@ func TestCheck(t *testing.T) {
 			}
 			if res.Err == nil || res.Err.Kind != "syntax" || res.Err.Line != 3 {
 				t.Errorf("check of bad code: %+v; want a syntax error on line 3", res.Err)
+			}
+		})
+	}
+}
+
+// saverHost is a fakeHost that saves skills: it records what it got.
+type saverHost struct {
+	fakeHost
+	saved []string
+}
+
+func (h *saverHost) SaveSkill(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(params, &p)
+	if p.Name == "bad" {
+		return nil, &ToolError{Tool: "skills.save", Msg: "skill bad was not saved: skill:2: oops"}
+	}
+	h.mu.Lock()
+	h.saved = append(h.saved, string(params))
+	h.mu.Unlock()
+	return json.RawMessage(`{"saved":"skills.` + p.Name + `"}`), nil
+}
+
+func TestSkillsSave(t *testing.T) {
+	code := map[string]string{
+		"lua": `local ok, err = pcall(skills.save, {name = "bad"})
+print(err)
+return skills.save{name = "twice", language = "lua", code = "return args.x * 2", parameters = {type = "object"}}`,
+		"python": `try:
+    skills.save(name="bad")
+except ToolError as e:
+    print(e)
+return skills.save(name="twice", language="lua", code="return args.x * 2", parameters={"type": "object"})`,
+		"javascript": `try { await skills.save({name: "bad"}); } catch (e) { console.log(e.message); }
+return await skills.save({name: "twice", language: "lua", code: "return args.x * 2", parameters: {type: "object"}});`,
+	}
+	for lang, mk := range langRunners(t) {
+		t.Run(lang, func(t *testing.T) {
+			h := &saverHost{}
+			res, err := mk(t).Run(context.Background(), Request{Code: code[lang]}, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Err != nil {
+				t.Fatalf("run failed: %v\n%s", res.Err, res.Output)
+			}
+			if string(res.Value) != `{"saved":"skills.twice"}` || res.Output != "skill bad was not saved: skill:2: oops\n" {
+				t.Errorf("value %s, output %q", res.Value, res.Output)
+			}
+			var got map[string]any
+			if len(h.saved) != 1 || json.Unmarshal([]byte(h.saved[0]), &got) != nil {
+				t.Fatalf("saved %v; want one skill", h.saved)
+			}
+			want := map[string]any{"name": "twice", "language": "lua", "code": "return args.x * 2", "parameters": map[string]any{"type": "object"}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("saved (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A host that cannot save says so.
+	res, err := newTestLua(t).Run(context.Background(), Request{Code: `return skills.save{name = "x"}`}, &fakeHost{})
+	if err != nil || res.Err == nil || !strings.Contains(res.Err.Msg, "skills cannot be saved here") {
+		t.Errorf("save on a plain host: %v, %+v", err, res.Err)
+	}
+}
+
+// TestCallOutput: what the host adds with CallOutput is printed where the
+// call returns, between what the script printed before and after it.
+func TestCallOutput(t *testing.T) {
+	code := map[string]string{
+		"lua":        "print('before')\nlocal v = tools.s.t{}\nprint('after', v)",
+		"python":     "print('before')\nv = tools.s.t()\nprint('after', v)",
+		"javascript": "console.log('before');\nconst v = await tools.s.t({});\nconsole.log('after', v);",
+	}
+	host := func() *fakeHost {
+		return &fakeHost{call: func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+			CallOutput(ctx, "inside\n")
+			return json.RawMessage(`7`), nil
+		}}
+	}
+	for lang, mk := range langRunners(t) {
+		t.Run(lang, func(t *testing.T) {
+			res, err := mk(t).Run(context.Background(), Request{Code: code[lang]}, host())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "before\ninside\nafter" + map[bool]string{true: "\t", false: " "}[lang == "lua"] + "7\n"; res.Output != want || res.Err != nil {
+				t.Errorf("output %q (err %v), want %q", res.Output, res.Err, want)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ const (
 	methodRun    = "run"    // parent → child, first frame: the code and limits
 	methodCall   = "call"   // child → parent request: a tool call
 	methodSearch = "search" // child → parent request: search_tools
+	methodSave   = "save_skill" // child → parent request: skills.save (SkillSaver)
 	methodDone   = "done"   // child → parent notification: the script ended
 )
 
@@ -36,6 +37,9 @@ type frame struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *frameError     `json:"error,omitempty"`
+	// Output, on a response, is text the child prints before the call
+	// returns: what a skill the call ran printed (CallOutput).
+	Output string `json:"output,omitempty"`
 }
 
 type frameError struct {

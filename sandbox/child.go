@@ -144,6 +144,9 @@ func (b *childBridge) request(method string, params any, what string) (json.RawM
 		if resp.ID != id {
 			continue // not ours: a single-threaded runtime has one request in flight
 		}
+		if resp.Output != "" {
+			os.Stdout.WriteString(resp.Output)
+		}
 		if resp.Error != nil {
 			return nil, &bridgeError{Msg: resp.Error.Message}
 		}

@@ -40,6 +40,7 @@
 //	tools.<server>.<tool>{key = value}   a tool call; any name resolves when called
 //	call("server.tool", {key = value})   the same with the name as a string
 //	search_tools(query [, detail [, limit]])  the search_tools text
+//	skills.save{name = ..., description = ..., language = ..., code = ...}  save a skill (SkillSaver)
 //	json.encode(v), json.decode(s), json.null
 //	json.array(...)                      a new array of the arguments (nil as json.null)
 //	json.object([t])                     a new object, with t's fields when given
@@ -100,6 +101,7 @@
 //	await tools.<server>.<tool>.acall(...)  the same for asyncio (calls run concurrently)
 //	call("server.tool", {...} or key=value) by qualified name; await acall(...) for asyncio
 //	search_tools(query, detail=None, limit=None)  the search_tools text; await asearch_tools(...)
+//	skills.save(name=..., description=..., language=..., code=...)  save a skill; await skills.asave(...)
 //	ToolError                               raised by a failed call (str(e) is the message, e.tool the name)
 //	return value                            at the top level: the run's value (JSON)
 //	print(...)                              output, line-buffered
@@ -120,6 +122,7 @@
 //	await tools.<server>.<tool>({key: value})  a tool call (a promise); any name via tools["s"]["t"]
 //	await call("server.tool", {key: value})    by qualified name
 //	await searchTools(query, detail, limit)    or searchTools(query, {detail, limit}); alias search_tools
+//	await skills.save({name, description, language, code})  save a skill
 //	ToolError                                  a failed call rejects with it (e.message, e.tool)
 //	require(name)                              built-in modules and absolute paths only
 //	console.log(...)                           output
@@ -143,7 +146,8 @@
 //	                (for Python, after the marshalled prelude, raw bytes)
 //	child → parent  {"id":1,"method":"call","params":{"name":"fs.read_file","args":{...}}}
 //	child → parent  {"id":2,"method":"search","params":{"query":"...","detail":"full","limit":5}}
-//	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}
+//	child → parent  {"id":3,"method":"save_skill","params":{"name":"...","code":"...",...}}
+//	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}, either with "output":"..."
 //	child → parent  {"method":"done","params":{"value":<json>,"error":{"kind":"runtime","line":3,"msg":"..."}}}
 //
 // "args" (Request.Args, a saved skill's arguments) is bound as the global
@@ -151,6 +155,12 @@
 // undefined. "check" (Request.Check) compiles the code exactly as a run
 // would, inside the same sandbox, and sends done without running it: a
 // skill's code is checked this way before it is saved.
+//
+// save_skill (skills.save in a script) reaches a Host that implements
+// SkillSaver, and counts as a tool call. A response's "output" is text the
+// child prints before the call returns: what a skill the call ran printed
+// (the Host adds it with CallOutput), so it lands between what the script
+// printed before and after the call.
 //
 // Requests may be in flight concurrently (a Python or JavaScript prelude
 // sends several); ids are positive and unique while in flight. The child is

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,6 +89,9 @@ func newLuaEnv(b *childBridge, stdout io.Writer) *luaEnv {
 	L.SetGlobal("tools", e.toolsTable())
 	L.SetGlobal("call", L.NewFunction(e.call))
 	L.SetGlobal("search_tools", L.NewFunction(e.searchTools))
+	skills := L.NewTable()
+	skills.RawSetString("save", L.NewFunction(e.saveSkill))
+	L.SetGlobal("skills", skills)
 	return e
 }
 
@@ -210,6 +214,30 @@ func (e *luaEnv) searchTools(L *lua.LState) int {
 	v, err := e.fromJSON(res)
 	if err != nil {
 		L.RaiseError("search_tools returned invalid JSON: %v", err)
+	}
+	L.Push(v)
+	return 1
+}
+
+// saveSkill is skills.save{name = ..., description = ..., language = ...,
+// code = ..., parameters = ..., overwrite = ...}: the proxy checks and
+// saves it (SkillSaver) and returns what it saved.
+func (e *luaEnv) saveSkill(L *lua.LState) int {
+	spec := L.Get(1)
+	if spec == lua.LNil {
+		L.RaiseError(`skills.save takes one table: skills.save{name = "...", description = "...", language = "lua", code = [[...]]}`)
+	}
+	raw, err := e.toArgs(spec, "skills.save", `skills.save{name = "...", description = "...", language = "lua", code = [[...]]}`)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	res, err := e.b.request(methodSave, json.RawMessage(raw), "the skill")
+	if err != nil {
+		e.raiseToolError(err.Error())
+	}
+	v, err := e.fromJSON(res)
+	if err != nil {
+		L.RaiseError("skills.save returned invalid JSON: %v", err)
 	}
 	L.Push(v)
 	return 1

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 )
 
@@ -135,4 +137,53 @@ func (e *ScriptError) Error() string {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// SkillSaver is a Host that can save skills: a script's skills.save
+// (the bridge's save_skill request) reaches it with the script's fields
+// as a JSON object (name, description, language, code, parameters,
+// result, notes, overwrite). A Host without it answers the script that
+// skills cannot be saved here. The result is what skills.save returns.
+type SkillSaver interface {
+	SaveSkill(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+}
+
+// maxCallOutput bounds the text CallOutput keeps for one call.
+const maxCallOutput = 1 << 20
+
+type callOutputKey struct{}
+
+// callOutput collects CallOutput's text for one request.
+type callOutput struct {
+	mu  sync.Mutex
+	buf []byte
+	cut int
+}
+
+// CallOutput adds text to what the script prints when the call made with
+// ctx (a Host.Call's) returns, before its result: a skill that call ran
+// printed it. Text past 1 MiB a call is cut with a notice. Outside a
+// script's call it does nothing.
+func CallOutput(ctx context.Context, text string) {
+	o, _ := ctx.Value(callOutputKey{}).(*callOutput)
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	room := maxCallOutput - len(o.buf)
+	if len(text) > room {
+		o.cut += len(text) - max(room, 0)
+		text = string(trimPartialRune([]byte(text[:max(room, 0)])))
+	}
+	o.buf = append(o.buf, text...)
+}
+
+func (o *callOutput) text() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cut > 0 {
+		return string(o.buf) + fmt.Sprintf("\n[output of the call truncated: %d more bytes not shown]\n", o.cut)
+	}
+	return string(o.buf)
 }

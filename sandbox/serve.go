@@ -89,7 +89,7 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 		return false
 	}
 	switch f.Method {
-	case methodCall, methodSearch:
+	case methodCall, methodSearch, methodSave:
 		return b.request(ctx, &f)
 	case methodDone:
 		var d doneParams
@@ -147,7 +147,7 @@ func (b *bridgeServer) request(ctx context.Context, f *frame) bool {
 			return false
 		}
 		b.reply(f.ID, nil, fmt.Sprintf("tool call limit of %d per run reached; do more per call or raise %s",
-			b.c.lim.MaxToolCalls, hintToolCalls))
+			b.c.lim.MaxToolCalls, hintToolCalls), "")
 		return true
 	}
 	b.admitted++
@@ -159,11 +159,12 @@ func (b *bridgeServer) request(ctx context.Context, f *frame) bool {
 	}
 	b.wg.Go(func() {
 		defer func() { <-b.sem }()
-		result, msg := b.dispatch(ctx, f)
+		out := new(callOutput)
+		result, msg := b.dispatch(context.WithValue(ctx, callOutputKey{}, out), f)
 		b.inflightMu.Lock()
 		delete(b.inflight, f.ID) // before the write: the child may reuse the id once it has the response
 		b.inflightMu.Unlock()
-		b.reply(f.ID, result, msg)
+		b.reply(f.ID, result, msg, out.text())
 	})
 	return true
 }
@@ -195,6 +196,16 @@ func (b *bridgeServer) dispatch(ctx context.Context, f *frame) (result json.RawM
 		res, err := b.host.Call(ctx, p.Name, args)
 		if err != nil {
 			return nil, b.errorText(ctx, p.Name, err)
+		}
+		return res, ""
+	case methodSave:
+		saver, ok := b.host.(SkillSaver)
+		if !ok {
+			return nil, "skills.save: skills cannot be saved here"
+		}
+		res, err := saver.SaveSkill(ctx, f.Params)
+		if err != nil {
+			return nil, b.errorText(ctx, "skills.save", err)
 		}
 		return res, ""
 	default: // methodSearch
@@ -229,8 +240,8 @@ func (b *bridgeServer) errorText(ctx context.Context, name string, err error) st
 // reply sends a response: the result, or msg when it is not empty. A result
 // too big for a frame is replaced by an error the script can act on. It
 // blocks while the child does not read, until the child is killed.
-func (b *bridgeServer) reply(id int64, result json.RawMessage, msg string) {
-	resp := &frame{ID: id}
+func (b *bridgeServer) reply(id int64, result json.RawMessage, msg, output string) {
+	resp := &frame{ID: id, Output: output}
 	if msg != "" {
 		resp.Error = &frameError{Message: msg}
 	} else {

@@ -173,6 +173,7 @@ function answer(f) {
   const p = pending.get(f.id);
   if (!p) return;
   pending.delete(f.id);
+  if (f.output) stdout.write(f.output); // what a skill the call ran printed, ahead of its result
   if (f.error) {
     p.err.message = f.error.message || 'tool call failed';
     p.reject(p.err);
@@ -207,6 +208,17 @@ function serverProxy(server) {
     },
   });
 }
+
+// skills.save({name, description, language, code, parameters}): save a skill
+// to call later as tools.skills.NAME({...}).
+const skills = Object.freeze({
+  save(spec) {
+    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
+      return Promise.reject(new TypeError('skills.save takes one object: await skills.save({name, description, language, code})'));
+    }
+    return request('save_skill', spec, 'the skill', 'skills.save');
+  },
+});
 
 const tools = new Proxy(Object.create(null), {
   get(_, server) {
@@ -285,7 +297,7 @@ function run(params) {
   let fn;
   try {
     // The header shares line 1 with the code, so lines need no offset.
-    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args) {' +
+    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args, skills) {' +
       params.code + '\n})';
     fn = new vm.Script(src, { filename: 'script' }).runInThisContext();
   } catch (e) {
@@ -293,7 +305,7 @@ function run(params) {
     return done({ error: { kind: 'syntax', line, msg: `${e.name}: ${e.message}` } });
   }
   if (params.check) return done({});
-  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire, params.args).then(finish, (e) => fail(e, 'runtime'));
+  fn(tools, call, searchTools, searchTools, ToolError, scriptRequire, params.args, skills).then(finish, (e) => fail(e, 'runtime'));
 }
 
 // A script calling process.exit ends the run like Python's sys.exit: code

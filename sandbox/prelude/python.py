@@ -125,6 +125,9 @@ class _Bridge:
                     w = self.pending.pop(f.get("id"), None)
                 if w is None:
                     continue
+                out = f.get("output")
+                if out:  # what a skill the call ran printed, ahead of its result
+                    sys.stdout.write(out)
                 err = f.get("error")
                 if err is not None:
                     w.deliver(False, err.get("message", "tool call failed"))
@@ -306,6 +309,25 @@ class _Tools:
 tools = _Tools()
 
 
+class _Skills:
+    """skills.save(name=..., description=..., language=..., code=..., parameters=...): save a skill."""
+    __slots__ = ()
+
+    def save(self, spec=None, /, **kw):
+        """Save a skill to call later as tools.skills.NAME(...); returns what was saved."""
+        return _request("save_skill", _args("skills.save", spec, kw) or {}, "the skill", "skills.save")
+
+    def asave(self, spec=None, /, **kw):
+        """await skills.asave(...): save for asyncio code."""
+        return _arequest("save_skill", _args("skills.asave", spec, kw) or {}, "the skill", "skills.save")
+
+    def __repr__(self):
+        return "<skills: skills.save(name=..., description=..., language=..., code=...)>"
+
+
+skills = _Skills()
+
+
 class _Return(BaseException):
     """Raised for a top-level `return value` (the AST is rewritten)."""
 
@@ -388,7 +410,7 @@ def _run(code, args=None, check=False):
         return None, None
     g = {"__name__": "__main__", "__builtins__": builtins, _RETURN: _Return,
          "tools": tools, "call": call, "acall": acall, "search_tools": search_tools,
-         "asearch_tools": asearch_tools, "ToolError": ToolError}
+         "asearch_tools": asearch_tools, "ToolError": ToolError, "skills": skills}
     if args is not None:
         g["args"] = args
     try:
