@@ -16,11 +16,11 @@ import (
 
 // Bridge methods.
 const (
-	methodRun    = "run"    // parent → child, first frame: the code and limits
-	methodCall   = "call"   // child → parent request: a tool call
-	methodSearch = "search" // child → parent request: search_tools
+	methodRun    = "run"        // parent → child, first frame: the code and limits
+	methodCall   = "call"       // child → parent request: a tool call
+	methodSearch = "search"     // child → parent request: search_tools
 	methodSave   = "save_skill" // child → parent request: skills.save (SkillSaver)
-	methodDone   = "done"   // child → parent notification: the script ended
+	methodDone   = "done"       // child → parent notification: the script ended
 )
 
 // Bridge fds in the child: ExtraFiles[0] and ExtraFiles[1].
