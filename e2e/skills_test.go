@@ -73,3 +73,66 @@ func TestSkillsCLI(t *testing.T) {
 		t.Errorf("list after rm:\n%s", r.stdout)
 	}
 }
+
+// pySaveFahrenheit is a Python script that does a task (a conversion)
+// and saves it as a Lua skill, then tries to save one that does not
+// compile (its syntax error is on line 2 of the skill's code).
+const pySaveFahrenheit = `
+code = "local f = args.celsius * 9 / 5 + 32\nprint('converted', args.celsius)\nreturn f"
+print("37 C is", 37 * 9 / 5 + 32, "F")
+saved = skills.save(name="celsius_to_fahrenheit", description="Convert a temperature from degrees Celsius to Fahrenheit",
+                    language="lua", code=code,
+                    parameters={"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]})
+try:
+    skills.save(name="broken_skill", description="Does not compile", language="lua", code="local x = 1\nlocal y = = 2\n")
+except ToolError as e:
+    print("refused:", e)
+return saved
+`
+
+// TestSkillsSavedFromScripts: a Python script in one toolfold process
+// saves a skill and has a skill with a syntax error refused with its
+// line; toolfold skills list then shows the first and not the second.
+// Over HTTP without skills.save: true, saving is refused and nothing is
+// written; with it, saving works.
+func TestSkillsSavedFromScripts(t *testing.T) {
+	t.Parallel()
+	_, err := exec.LookPath("python3")
+	needLanguage(t, err == nil, "python")
+	cfg := writeConfig(t, "upstreams:\n  idle: {command: \"true\", disabled: true}\n")
+	skillsDir := filepath.Join(filepath.Dir(cfg), ".toolfold", "skills")
+
+	cs := startStdio(t, cfg)
+	out := langOK(t, cs, "python", pySaveFahrenheit)
+	for _, want := range []string{"37 C is 98.6 F", `"saved":"skills.celsius_to_fahrenheit"`,
+		"refused: skills.save: skill broken_skill was not saved: its lua code does not compile: skill:2: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the saving run's output lacks %q:\n%s", want, out)
+		}
+	}
+	r := runCLI(t, "skills", "-c", cfg, "list")
+	if !strings.Contains(r.stdout, "celsius_to_fahrenheit") || strings.Contains(r.stdout, "broken_skill") {
+		t.Errorf("skills list: want the saved skill and not the refused one:\n%s%s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(skillsDir, "celsius_to_fahrenheit", "main.lua")); err != nil {
+		t.Errorf("the saved skill's code file: %v", err)
+	}
+
+	httpCfg := writeConfig(t, "upstreams:\n  idle: {command: \"true\", disabled: true}\n")
+	httpSkills := filepath.Join(filepath.Dir(httpCfg), ".toolfold", "skills")
+	hs := connectHTTP(t, startHTTP(t, httpCfg))
+	out = langErr(t, hs, "python", `return skills.save(name="planted", description="Plant code", language="lua", code="return 1")`)
+	if !strings.Contains(out, "saving skills is off over HTTP") || !strings.Contains(out, "skills.save: true") {
+		t.Errorf("save over HTTP without skills.save: true:\n%s", out)
+	}
+	if _, err := os.Stat(httpSkills); !os.IsNotExist(err) {
+		t.Errorf("a refused save over HTTP wrote %s (%v)", httpSkills, err)
+	}
+
+	okCfg := writeConfig(t, "upstreams:\n  idle: {command: \"true\", disabled: true}\nskills: {save: true}\n")
+	hs = connectHTTP(t, startHTTP(t, okCfg))
+	langOK(t, hs, "javascript", `return await skills.save({name: "shout", description: "Upper-case a text", code: "return args.text.toUpperCase();"})`)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(okCfg), ".toolfold", "skills", "shout", "main.js")); err != nil {
+		t.Errorf("save over HTTP with skills.save: true: %v", err)
+	}
+}

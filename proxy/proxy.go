@@ -11,6 +11,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -38,6 +39,10 @@ type Options struct {
 	// ReadyCheck, if set, is asked by /readyz whether what the proxy
 	// depends on beyond its upstreams (the shared store) answers.
 	ReadyCheck func(context.Context) error
+
+	// Skills keeps saved skills; nil means the files in the config's
+	// skills.dir (skills.NewFiles).
+	Skills skills.Store
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -84,6 +89,7 @@ type Proxy struct {
 	drain      drainState                  // HTTP requests in flight, draining (health.go)
 	readyCheck func(context.Context) error // Options.ReadyCheck
 	store      store.Store                 // Options.Store; may be nil
+	skills     skills.Store                // saved skills (skills.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -112,6 +118,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	for _, r := range runners {
 		p.runners[r.Language()] = r
 		p.langs = append(p.langs, r.Language())
+	}
+	p.skills = opts.Skills
+	if p.skills == nil {
+		p.skills = skills.NewFiles(cfg.SkillsDir())
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace

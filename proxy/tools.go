@@ -45,7 +45,8 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a Lua script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			`Call: local r = tools.server.tool{arg = "v"} or call("server.tool", {...}); r is the structured result, parsed JSON, or text. ` +
-			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode." +
+			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode, " +
+			"and skills.save{name = ..., description = ..., code = ..., parameters = <JSON Schema>} to keep a script for later sessions (it gets args)." +
 			languageHelp(p.langs) + " " +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
-	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/skills"
 )
 
@@ -123,7 +122,7 @@ func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st *sk
 		return skillFailed(stderr, err)
 	}
 	runners, _ := languages(cfg, log, false)
-	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: compileCheck(cfg, runners)}
+	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: proxy.CompileCheck(cfg.Sandbox, runners)}
 	if err := skills.Save(ctx, st, s, opts); err != nil {
 		return skillFailed(stderr, err)
 	}
@@ -155,46 +154,6 @@ func skillsRun(ctx context.Context, cfg *config.Config, log *slog.Logger, st *sk
 		return exitFailed
 	}
 	return exitOK
-}
-
-// compileCheck is skills.SaveOptions.Compile: the code compiled by its
-// language's runner, in the sandbox, without running it.
-func compileCheck(cfg *config.Config, runners []sandbox.Runner) func(ctx context.Context, lang, code string) error {
-	return func(ctx context.Context, lang, code string) error {
-		var r sandbox.Runner
-		for _, c := range runners {
-			if c.Language() == lang {
-				r = c
-			}
-		}
-		if r == nil {
-			return fmt.Errorf("language %s is not available here (toolfold check says why), so its code cannot be checked", lang)
-		}
-		lim := sandbox.Limits{Timeout: 20 * time.Second, CPUTime: 20 * time.Second, MemoryBytes: cfg.Sandbox.MemoryBytes}
-		res, err := r.Run(ctx, sandbox.Request{Code: code, Language: lang, Check: true, Limits: lim,
-			Require: sandbox.Require(cfg.Sandbox.Require)}, noHost{})
-		if err != nil {
-			return err
-		}
-		if e := res.Err; e != nil {
-			if e.Kind == "syntax" {
-				return &skills.CodeError{Line: e.Line, Msg: e.Msg}
-			}
-			return errors.New(e.Msg)
-		}
-		return nil
-	}
-}
-
-// noHost answers a check run, which calls no tool.
-type noHost struct{}
-
-func (noHost) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, &sandbox.ToolError{Msg: "no tool calls while checking code"}
-}
-
-func (noHost) Search(context.Context, string, string, int) (string, error) {
-	return "", &sandbox.ToolError{Msg: "no searches while checking code"}
 }
 
 // skillsStatus is check's line about skills: where, how many, who saves.
