@@ -40,6 +40,12 @@ var _ sandbox.Host = (*scriptHost)(nil)
 // Call resolves the name the script used and calls the upstream tool.
 // Failures the script can act on are *sandbox.ToolError.
 func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if err := spendCall(ctx, name); err != nil {
+		return nil, err
+	}
+	if skill := skillName(name); skill != "" {
+		return h.p.runSkill(h.p.pii.scriptContext(ctx, h), h, skill, args)
+	}
 	ix := h.p.catalog.Load()
 	hit, ok := ix.Resolve(name)
 	if !ok {

@@ -58,3 +58,46 @@ func TestSkillSaveRefusedByConfig(t *testing.T) {
 		t.Errorf("saved %v", list)
 	}
 }
+
+// saveLua puts a Lua skill straight into store.
+func saveLua(t *testing.T, store skills.Store, name, code string) {
+	t.Helper()
+	s := &skills.Skill{Name: name, Description: "Test skill " + name, Language: "lua", Code: code}
+	if err := skills.Save(context.Background(), store, s, &skills.SaveOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSkillCall(t *testing.T) {
+	store := skills.NewFiles(filepath.Join(t.TempDir(), "skills"))
+	saveLua(t, store, "double", "print('doubling', args.x)\nreturn args.x * 2")
+	saveLua(t, store, "quad", "return tools.skills.double{x = args.x} + call('skills.double', {x = args.x})")
+	saveLua(t, store, "fails", "local y = 1\nerror('bad input ' .. tostring(args.x))")
+	saveLua(t, store, "forever", "return tools.skills.forever{}")
+	saveLua(t, store, "chatty", "for i = 1, 10 do tools.skills.double{x = i} end\nreturn 'done'")
+	cfg := testConfig()
+	cfg.Sandbox.MaxToolCalls = 12
+	_, cs := startProxyWith(t, cfg, &Options{Skills: store})
+
+	out, failed := runLua(t, cs, "print('before')\nlocal v = tools.skills.double{x = 21}\nprint('after')\nreturn v")
+	if failed || !strings.Contains(out, "before\ndoubling\t21\nafter\n=> 42\n") {
+		t.Errorf("double: %s", out)
+	}
+	if out, failed := runLua(t, cs, "return tools.skills.quad{x = 5}"); failed || !strings.Contains(out, "=> 20\n") {
+		t.Errorf("quad (a skill calling a skill): %s", out)
+	}
+	out, failed = runLua(t, cs, "local ok, err = pcall(tools.skills.fails, {x = 3})\nprint(ok, err)\nreturn tools.skills.nope{}")
+	if !failed || !strings.Contains(out, "false\tskills.fails failed: fails/main.lua:2: bad input 3") ||
+		!strings.Contains(out, "skills.nope: no such skill") {
+		t.Errorf("failing skill: %s", out)
+	}
+	if out, failed := runLua(t, cs, "return tools.skills.forever{}"); !failed || !strings.Contains(out, "may nest 4 deep") {
+		t.Errorf("recursive skill: %s", out)
+	}
+	// chatty makes 10 calls; with its own call and quad's... the run's 12
+	// calls are shared: the second chatty cannot finish.
+	out, failed = runLua(t, cs, "tools.skills.chatty{}\nreturn tools.skills.chatty{}")
+	if !failed || !strings.Contains(out, "tool call limit of 12 per run reached (the calls of the skills it ran count too)") {
+		t.Errorf("shared call budget: %s", out)
+	}
+}

@@ -262,7 +262,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	case <-ctx.Done():
 		return "", false, ctx.Err()
 	}
-	ctx, span := p.tel.startScript(ctx, lang, code)
+	ctx, span := p.tel.startScript(p.topFrame(ctx), lang, code)
 	host := &scriptHost{p: p, lang: lang, session: learnSession(ctx)}
 	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
 		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
