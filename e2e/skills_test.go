@@ -118,6 +118,17 @@ func TestSkillsSavedFromScripts(t *testing.T) {
 		t.Errorf("the saved skill's code file: %v", err)
 	}
 
+	// A new toolfold process, started later, calls the skill from Lua.
+	cs2 := startStdio(t, cfg)
+	out = scriptOK(t, cs2, "print('calling')\nlocal f = tools.skills.celsius_to_fahrenheit{celsius = 100}\nprint('got', f)\nreturn f")
+	if !strings.Contains(out, "calling\nconverted\t100\ngot\t212\n=> 212\n") {
+		t.Errorf("calling the skill from Lua in a new process:\n%s", out)
+	}
+	out = scriptErr(t, cs2, "return tools.skills.celsius_to_fahrenheit{}")
+	if !strings.Contains(out, "missing required argument celsius") {
+		t.Errorf("calling without its argument:\n%s", out)
+	}
+
 	httpCfg := writeConfig(t, "upstreams:\n  idle: {command: \"true\", disabled: true}\n")
 	httpSkills := filepath.Join(filepath.Dir(httpCfg), ".toolfold", "skills")
 	hs := connectHTTP(t, startHTTP(t, httpCfg))
