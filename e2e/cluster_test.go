@@ -71,7 +71,7 @@ func startDaemon(t *testing.T, out *syncBuffer, bin string, args ...string) *exe
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dieWithTest()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

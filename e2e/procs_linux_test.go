@@ -148,3 +148,6 @@ func isZombie(pid int) bool {
 	p, ok := readProc(pid)
 	return ok && p.state == 'Z'
 }
+
+// dieWithTest makes a helper daemon get SIGKILL when the test binary dies.
+func dieWithTest() *syscall.SysProcAttr { return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} }

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"errors"
+	"syscall"
 	"time"
 )
 
@@ -23,3 +24,6 @@ func formatProcs([]proc) string                { return "" }
 func pidAlive(int) bool                        { return false }
 func isZombie(int) bool                        { return false }
 func readProc(int) (proc, bool)                { return proc{}, false }
+
+// dieWithTest: without Pdeathsig, a daemon outlives a killed test binary.
+func dieWithTest() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
