@@ -1,9 +1,12 @@
 // Package proxy is toolfold's core: the client-facing MCP server, the pool
 // of upstream sessions, and the two tools that replace the upstreams' own.
 //
-//	client ⇄ mcp.Server ─[recover, trace, log, lifetime, pii]─▶ search_tools ─▶ index
-//	                                                       └─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
-//	scriptHost ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover, rewrite]─▶ upstream server
+//	client ⇄ mcp.Server ─[recover, trace, log, lifetime, pii]─▶ search_tools ─▶ index ◀─ providers
+//	                                                       ├─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
+//	                                                       └─▶ passthrough tools ─┐
+//	scriptHost ─────────────────────────────────────────────▶ providers ◀─────────┘
+//	providers ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover, rewrite]─▶ upstream server
+//	          └▶ Options.Providers (skills) ─[trace, pii]─▶ in-process tools
 //
 // A Proxy is built from a validated config.Config (New), connects every
 // upstream concurrently in the background (Start), and serves its
@@ -11,8 +14,20 @@
 // upstream never stops the others: it is reported by Status, its tools are
 // marked unavailable in search results, and it is reconnected with backoff.
 //
-// The catalog (an immutable *index.Index) is rebuilt whenever an upstream
-// connects, drops, or announces notifications/tools/list_changed; the two
+// Tools come from providers (provider.go): the Provider interface gives
+// servers (namespaces) of tools with their schemas and annotations, and a
+// call function. The upstream Pool is the first provider; Options.Providers
+// adds more, such as saved skills. The catalog, search_tools' server list,
+// the script bridge (host.go), passthrough and hybrid exposure (mirror.go)
+// and telemetry see every provider's tools alike; a call goes to the
+// provider that owns the tool's server. A provider of toolfold's own gets
+// an INTERNAL span and toolfold.provider.tool_calls per call, and its
+// results are tokenized like an upstream's. A provider tells the proxy
+// its tools changed through the function it gets in Watch.
+//
+// The catalog (an immutable *index.Index) is rebuilt whenever a provider's
+// tools change: an upstream connects, drops, or announces
+// notifications/tools/list_changed, a skill is saved; the two
 // advertised tools' descriptions, which name the servers and their tool
 // counts, are re-registered when they change, so clients are notified too.
 //

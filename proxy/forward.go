@@ -221,12 +221,12 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 	}
 }
 
-// callTool forwards tools/call for one upstream tool (expose: passthrough
-// or hybrid). Failures are tool errors with the same messages scripts get.
+// callTool forwards tools/call for one provider's tool (expose: passthrough
+// or hybrid) to its provider. Failures are tool errors with the same messages scripts get.
 func (f *forwarder) callTool(it named) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
-		res, err := f.p.pool.callParams(ctx, it.up, params)
+		res, err := f.p.tools.call(ctx, it.up, params)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -321,7 +321,7 @@ func safely(log *slog.Logger, what string, fn func()) {
 func (f *forwarder) refreshed() {
 	f.mirror.mu.Lock()
 	always := f.p.cfg.Expose.Namespace == config.NamespaceAlways
-	f.mirror.applyTools(f.p.pool.Status(), always)
+	f.mirror.applyTools(f.p.tools.servers(), always)
 	f.mirror.mu.Unlock()
 	f.mirror.sessionChanged()
 }

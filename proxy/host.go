@@ -37,7 +37,8 @@ type scriptHost struct {
 
 var _ sandbox.Host = (*scriptHost)(nil)
 
-// Call resolves the name the script used and calls the upstream tool.
+// Call resolves the name the script used and calls the tool on the
+// provider that offers it (the upstream pool, a skill).
 // Failures the script can act on are *sandbox.ToolError.
 func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	if err := spendCall(ctx, name); err != nil {
@@ -60,7 +61,10 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	qname := hit.QName
 	ctx = h.p.pii.scriptContext(ctx, h)
 	args = coerceArgs(args, hit.Tool.InputSchema)
-	res, err := h.p.pool.Call(ctx, hit.Tool.Server, hit.Tool.Name, args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	res, err := h.p.tools.call(ctx, hit.Tool.Server, &mcp.CallToolParams{Name: hit.Tool.Name, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -104,19 +108,19 @@ func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int
 	return text, nil
 }
 
-// serverOf finds the configured upstream a tool name starts with, by its
-// name or its script identifier.
-func (p *Proxy) serverOf(name string) (UpstreamStatus, bool) {
+// serverOf finds the server (an upstream, a provider's) a tool name
+// starts with, by its name or its script identifier.
+func (p *Proxy) serverOf(name string) (ProvidedServer, bool) {
 	prefix, _, ok := strings.Cut(name, ".")
 	if !ok {
-		return UpstreamStatus{}, false
+		return ProvidedServer{}, false
 	}
-	for _, s := range p.pool.Status() {
+	for _, s := range p.tools.servers() {
 		if s.Name == prefix || index.ScriptIdent(s.Name) == prefix {
 			return s, true
 		}
 	}
-	return UpstreamStatus{}, false
+	return ProvidedServer{}, false
 }
 
 func unknownToolMessage(ix *index.Index, name string) string {

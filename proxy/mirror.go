@@ -296,12 +296,13 @@ func (m *mirror) apply() {
 	f.p.server.RemoveResourceTemplates(gone(m.templates, wantT)...)
 	m.templates = wantT
 
-	m.applyTools(order, always)
+	m.applyTools(f.p.tools.servers(), always)
 }
 
-// applyTools registers the upstream tools clients see directly: all of
-// them with expose: passthrough, the pinned ones with expose: hybrid.
-func (m *mirror) applyTools(order []UpstreamStatus, always bool) {
+// applyTools registers the tools clients see directly, every provider's
+// (the upstreams', a skill's) alike: all of them with expose: passthrough,
+// the pinned ones with expose: hybrid.
+func (m *mirror) applyTools(order []ProvidedServer, always bool) {
 	f := m.f
 	mode := f.p.cfg.Expose.Mode
 	if mode == config.ExposeCode || mode == "" {

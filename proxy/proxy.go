@@ -25,6 +25,11 @@ type Options struct {
 	// Runners serve run_script, by language. Nil means the Lua runner,
 	// re-executing this binary (its main must call sandbox.ChildMain).
 	Runners []sandbox.Runner
+	// Providers offer tools besides the upstreams' (provider.go), such as
+	// saved skills: searchable, callable from scripts, and exposed in
+	// passthrough and hybrid modes like an upstream's. Nil: upstreams only.
+	// Their servers follow the upstreams in search_tools' server list.
+	Providers []Provider
 
 	// OpenTelemetry (telemetry.go). The proxy uses the API only; the caller
 	// installs the SDK and exporters.
@@ -53,6 +58,7 @@ type Proxy struct {
 	log     *slog.Logger
 	version string
 	pool    *Pool
+	tools   *providers // the pool, then Options.Providers: every tool's source
 	runners map[string]sandbox.Runner
 	langs   []string
 	server  *mcp.Server
@@ -125,10 +131,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
-	p.pool = newPool(cfg.Upstreams, log, version, p.refresh, p.tel)
+	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
+	p.tools = newProviders(log, p.tel, append([]Provider{p.pool}, opts.Providers...))
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
-	p.catalog.Store(index.New(nil, p.serverInfos()))
+	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,
 		Instructions: instructions,
@@ -138,7 +145,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.server.AddReceivingMiddleware(clientChain(log, p.fwd.lifetime, p.tel, p.pii)...)
 	p.server.AddReceivingMiddleware(p.fwd.middleware())
 	p.server.AddSendingMiddleware(rawCapture())
-	p.advertise()
+	p.refresh() // the catalog of what the providers offer before Start
+	for _, pr := range p.tools.list {
+		pr.Watch(p.refresh)
+	}
 	return p
 }
 
@@ -186,8 +196,8 @@ func (p *Proxy) Languages() []string { return p.langs }
 // Index is the current catalog.
 func (p *Proxy) Index() *index.Index { return p.catalog.Load() }
 
-// refresh rebuilds the catalog and re-advertises the two tools when an
-// upstream's tools or state changed.
+// refresh rebuilds the catalog and re-advertises the two tools when a
+// provider's tools or state changed (an upstream's, a skill's).
 //
 // It returns once a rebuild that started after the call has finished, so a
 // caller sees its change in the catalog.
@@ -199,21 +209,23 @@ func (p *Proxy) refresh() {
 		return // a rebuild that started after this request already ran
 	}
 	covered := p.refreshReq.Load()
+	servers := p.tools.servers()
 	var tools []index.Tool
-	for _, s := range p.pool.Status() {
+	for _, s := range servers {
 		for _, t := range s.Tools {
 			tools = append(tools, indexTool(s.Name, t))
 		}
 	}
-	p.catalog.Store(index.New(tools, p.serverInfos()))
+	p.catalog.Store(index.New(tools, serverInfos(servers)))
 	p.advertise()
 	p.refreshDone = covered
 	p.fwd.refreshed()
 }
 
-func (p *Proxy) serverInfos() []index.ServerInfo {
+// serverInfos describes every provider's servers for the catalog.
+func serverInfos(servers []ProvidedServer) []index.ServerInfo {
 	var out []index.ServerInfo
-	for _, s := range p.pool.Status() {
+	for _, s := range servers {
 		out = append(out, index.ServerInfo{
 			Name:        s.Name,
 			Description: s.Description,
@@ -224,7 +236,7 @@ func (p *Proxy) serverInfos() []index.ServerInfo {
 	return out
 }
 
-func unavailableReason(s UpstreamStatus) string {
+func unavailableReason(s ProvidedServer) string {
 	switch s.State {
 	case StateReady:
 		return ""

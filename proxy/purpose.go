@@ -12,7 +12,7 @@ import (
 // advertised descriptions: the configured description, else the words its
 // tool names use most ("file, directory, media" for server-filesystem),
 // which is what a model would guess from the tool list it no longer sees.
-func purpose(s UpstreamStatus) string {
+func purpose(s ProvidedServer) string {
 	if s.Description != "" {
 		return s.Description
 	}

@@ -32,6 +32,7 @@ import (
 //	tools/call run_script          SERVER    one per client request (serverMiddleware)
 //	└─ execute_script              INTERNAL  the script's run (RunScript)
 //	   ├─ tools/call add           CLIENT    one per upstream request (clientMiddleware)
+//	   ├─ tools/call skills.digest INTERNAL  one per call to a provider of toolfold's own (traceProviderCall)
 //	   └─ search_tools             INTERNAL  a search, from a script or search_tools
 //
 // A client's trace is continued from params._meta (SEP-414: traceparent,
@@ -69,6 +70,8 @@ const (
 	attrSearchServer      = attribute.Key("toolfold.search.server")       // the server filter, if any
 	attrSearchHits        = attribute.Key("toolfold.search.hits")         // tools found
 	attrToolErrorMessage  = attribute.Key("toolfold.tool_error.message")  // an isError result's text; CaptureContent only
+	attrProvider          = attribute.Key("toolfold.provider")            // a tool provider of toolfold's own: "skills"
+	attrServer            = attribute.Key("toolfold.server")              // the provider's server the tool is in
 )
 
 const (
@@ -99,6 +102,7 @@ type telemetry struct {
 	toolCalls  metric.Int64Counter
 	limitsHit  metric.Int64Counter
 	keptBytes  metric.Int64Counter
+	provCalls  metric.Int64Counter
 }
 
 // newTelemetry builds the tracer and instruments from opts; nil when
@@ -120,7 +124,7 @@ func newTelemetry(opts *Options, version string, log *slog.Logger) *telemetry {
 	}
 	m := mp.Meter(instrumentation, metric.WithInstrumentationVersion(version), metric.WithSchemaURL(semconv.SchemaURL))
 	buckets := metric.WithExplicitBucketBoundaries(durationBuckets...)
-	var errs [6]error
+	var errs [7]error
 	t.serverDur, errs[0] = mcpconv.NewServerOperationDuration(m, buckets)
 	t.clientDur, errs[1] = mcpconv.NewClientOperationDuration(m, buckets)
 	t.scriptRuns, errs[2] = counter(m, "toolfold.script.runs", "{run}",
@@ -131,6 +135,8 @@ func newTelemetry(opts *Options, version string, log *slog.Logger) *telemetry {
 		"Script runs stopped by a sandbox limit, by kind.")
 	t.keptBytes, errs[5] = counter(m, "toolfold.script.result_bytes", "By",
 		"Bytes of tool results delivered into scripts: kept out of the model's context.")
+	t.provCalls, errs[6] = counter(m, "toolfold.provider.tool_calls", "{call}",
+		"Tool calls served by toolfold's own providers (not upstreams), by provider, server and outcome.")
 	if err := errors.Join(errs[:]...); err != nil {
 		log.Warn("telemetry: some instruments are disabled", "err", err)
 	}
@@ -647,4 +653,38 @@ func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit
 		span.SetStatus(codes.Error, err.Error())
 	}
 	return text, err
+}
+
+// traceProviderCall runs call, a tool call served by a provider of
+// toolfold's own (provider.go), inside an INTERNAL span "tools/call
+// server.tool", and counts it by provider, server and outcome. Upstream
+// calls are traced by clientMiddleware instead.
+func (t *telemetry) traceProviderCall(ctx context.Context, provider, server, tool string,
+	call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	if t == nil {
+		return call(ctx)
+	}
+	ctx, span := t.tracer.Start(ctx, "tools/call "+server+"."+tool, trace.WithSpanKind(trace.SpanKindInternal))
+	defer span.End()
+	res, err := call(ctx)
+	outcome := outcomeOK
+	switch {
+	case err != nil:
+		outcome, _ = errorType(err)
+	case res != nil && res.IsError:
+		outcome = errorTypeTool
+	}
+	attrs := []attribute.KeyValue{attrProvider.String(provider), attrServer.String(server), attrOutcome.String(outcome)}
+	if span.IsRecording() {
+		span.SetAttributes(append(attrs, semconv.GenAIToolName(tool), semconv.GenAIOperationNameExecuteTool,
+			semconv.McpMethodNameKey.String("tools/call"))...)
+		if outcome != outcomeOK {
+			span.SetAttributes(semconv.ErrorTypeKey.String(outcome))
+			span.SetStatus(codes.Error, outcome)
+		}
+	}
+	if t.provCalls.Enabled(ctx) {
+		t.provCalls.Add(ctx, 1, metric.WithAttributes(attrs...))
+	}
+	return res, err
 }

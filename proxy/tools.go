@@ -84,7 +84,7 @@ const serverLineBudget = 2400
 // search_tools finds every server's tools whichever form is shown.
 func (p *Proxy) serverLine() string {
 	var full, counted, names []string
-	for _, s := range p.pool.Status() {
+	for _, s := range p.tools.servers() {
 		if s.State == StateDisabled {
 			continue
 		}

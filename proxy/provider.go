@@ -1,0 +1,158 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/rewrite"
+)
+
+// A Provider is a source of tools for the catalog: the upstream pool, or
+// tools of toolfold's own (saved skills). Search, the script bridge,
+// passthrough and hybrid exposure, and telemetry treat every provider's
+// tools alike; only the call goes to the provider that owns the tool.
+//
+// A provider's tools are grouped in servers: a server is one namespace of
+// qualified names ("server.tool"), one entry of search_tools' server list,
+// and what passthrough names are disambiguated by. Server names are unique
+// across providers; a server a provider names after one an earlier
+// provider already has is ignored, with a warning.
+//
+// Methods may be called from any goroutine.
+type Provider interface {
+	// Name says which provider this is, in logs and telemetry
+	// (toolfold.provider): "upstreams", "skills".
+	Name() string
+	// Servers lists the provider's servers and their tools, in the order
+	// search_tools names them. It is called on every catalog rebuild, so
+	// it returns a snapshot without blocking on I/O.
+	Servers() []ProvidedServer
+	// CallTool calls the tool params.Name of one of the provider's
+	// servers. An isError result is the tool's failure, which the model
+	// sees; an error is a failure to call it (an *UnavailableError for a
+	// server that cannot take calls now). ctx carries the client session's
+	// PII vault (rewrite.FromContext): arguments hold tokens where the
+	// model saw tokens.
+	CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+	// Watch is called once, by New, before anything else: the provider
+	// calls changed (from any goroutine, without holding its locks)
+	// whenever its servers, their state or their tools change; the
+	// catalog and the advertised tools are rebuilt before changed returns.
+	Watch(changed func())
+}
+
+// ProvidedServer is one server of a provider: a namespace of tools.
+type ProvidedServer struct {
+	Name        string      // the namespace: the tools' qualified names are Name + "." + tool
+	Description string      // what its tools are for, in search_tools' server list; "" derives it from tool names
+	State       string      // StateReady when its tools can be called; else StateConnecting, StateDown or StateDisabled
+	Err         string      // why it is down (StateDown)
+	Tools       []*mcp.Tool // with input and output schemas and annotations, as tools/list gives them
+}
+
+// providers is the proxy's providers and which one owns each server.
+type providers struct {
+	log  *slog.Logger
+	tel  *telemetry
+	list []Provider // the upstream pool first
+
+	mu     sync.Mutex
+	owner  map[string]Provider // server name -> provider, as of the last servers()
+	warned map[string]bool     // collisions already logged
+}
+
+func newProviders(log *slog.Logger, tel *telemetry, list []Provider) *providers {
+	return &providers{log: log, tel: tel, list: list, owner: map[string]Provider{}, warned: map[string]bool{}}
+}
+
+// servers lists every provider's servers, in provider order, and notes
+// which provider owns each. A server name taken by an earlier provider is
+// dropped.
+func (ps *providers) servers() []ProvidedServer {
+	var out []ProvidedServer
+	owner := map[string]Provider{}
+	for _, pr := range ps.list {
+		for _, s := range pr.Servers() {
+			if _, dup := owner[s.Name]; dup || s.Name == "" {
+				ps.warnCollision(pr, s.Name)
+				continue
+			}
+			owner[s.Name] = pr
+			out = append(out, s)
+		}
+	}
+	ps.mu.Lock()
+	ps.owner = owner
+	ps.mu.Unlock()
+	return out
+}
+
+func (ps *providers) warnCollision(pr Provider, server string) {
+	ps.mu.Lock()
+	first := !ps.warned[pr.Name()+"\x00"+server]
+	ps.warned[pr.Name()+"\x00"+server] = true
+	ps.mu.Unlock()
+	if first {
+		ps.log.Warn("a provider's server name is taken (or empty); its tools are not offered: rename the upstream in proxy.yaml",
+			"provider", pr.Name(), "server", server)
+	}
+}
+
+// call calls a tool of server on the provider that owns it. The upstream
+// pool's calls are traced and tokenized on the upstream edge
+// (upstreamChain); every other provider's here, the same way: a span and
+// the tool-call counter, and PII in the result replaced by tokens.
+func (ps *providers) call(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	ps.mu.Lock()
+	pr, ok := ps.owner[server]
+	ps.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no server named %q; search_tools lists the servers", server)
+	}
+	if _, pool := pr.(*Pool); pool {
+		return pr.CallTool(ctx, server, params)
+	}
+	return ps.tel.traceProviderCall(ctx, pr.Name(), server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		res, err := pr.CallTool(ctx, server, params)
+		v := rewrite.FromContext(ctx)
+		if v == nil {
+			return res, err
+		}
+		if err != nil {
+			return nil, v.TokenizeError(err)
+		}
+		if res != nil {
+			v.TokenizeResult(res)
+		}
+		return res, nil
+	})
+}
+
+// The upstream pool is the first provider.
+var _ Provider = (*Pool)(nil)
+
+// Name is "upstreams".
+func (p *Pool) Name() string { return "upstreams" }
+
+// Servers lists the configured upstreams with their state and tools.
+func (p *Pool) Servers() []ProvidedServer {
+	st := p.Status()
+	out := make([]ProvidedServer, len(st))
+	for i, s := range st {
+		out[i] = ProvidedServer{Name: s.Name, Description: s.Description, State: s.State, Err: s.Err, Tools: s.Tools}
+	}
+	return out
+}
+
+// CallTool calls an upstream's tool with params as given (passthrough
+// keeps _meta, such as a progress token), within its call_timeout.
+func (p *Pool) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return p.callParams(ctx, server, params)
+}
+
+// Watch sets the function called whenever an upstream's tools or state
+// change; call it before Start.
+func (p *Pool) Watch(changed func()) { p.onChange = changed }
