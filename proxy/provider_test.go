@@ -75,8 +75,8 @@ func TestProviderToolsAreSearchableAndCallableFromScripts(t *testing.T) {
 	p, cs := startProxyWith(t, testConfig(), &Options{Providers: []Provider{fp}})
 
 	text, _ := callText(t, cs, "search_tools", map[string]any{"query": "saved note by title"})
-	if !strings.Contains(text, "notes.lookup_note") {
-		t.Errorf("search_tools does not find the provider's tool:\n%s", text)
+	if !strings.Contains(text, "tools.notes.lookup_note{title: string}") {
+		t.Errorf("search_tools does not find the provider's tool with its parameters:\n%s", text)
 	}
 	if d := p.AdvertisedTools()[0].Description; !strings.Contains(d, "notes (saved notes; 1 tools)") {
 		t.Errorf("search_tools' server list does not name the provider's server: %s", d)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -277,8 +278,32 @@ func boolp(b bool) *bool {
 	return &b
 }
 
+// asMap is a tool's schema as a map: as the go-sdk client decodes it from
+// an upstream, or, from a provider of toolfold's own, JSON or a
+// *jsonschema.Schema converted.
 func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
+	switch s := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		return s
+	case json.RawMessage:
+		return jsonMap(s)
+	case []byte:
+		return jsonMap(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return jsonMap(b)
+}
+
+func jsonMap(b []byte) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
 	return m
 }
 
