@@ -70,12 +70,14 @@ type Sandbox struct {
 	FileBytes      int64         // default 64 MiB
 	Processes      int           // default 64
 
-	// The interpreters of run_script's python and javascript languages:
-	// "" looks python3 / node up on PATH when toolfold starts; "off"
-	// disables the language; a relative path with a slash is relative to
-	// the config file's directory.
-	Python string
-	Node   string
+	// Interpreters are the interpreters of run_script's interpreter
+	// languages, by language name (sandbox.Language.Name), as the sandbox
+	// keys of their ConfigKey set them (sandbox: {python: ..., node: ...}):
+	// a path or a command on PATH; "off" disables the language; a relative
+	// path with a slash is relative to the config file's directory. A
+	// language absent here looks its default interpreter up on PATH when
+	// toolfold starts. Nil when the config names none.
+	Interpreters map[string]string
 	// WorkspaceBytes bounds a client session's workspace (all its files,
 	// each counted as at least 4 KiB); default 256 MiB.
 	WorkspaceBytes int64

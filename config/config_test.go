@@ -65,7 +65,7 @@ func TestSampleConfig(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("upstreams (-want +got):\n%s", diff)
 	}
-	if cfg.Sandbox != DefaultSandbox || cfg.HTTP != (HTTP{}) {
+	if !cmp.Equal(cfg.Sandbox, DefaultSandbox) || cfg.HTTP != (HTTP{}) {
 		t.Errorf("sandbox %+v, http %+v: want the defaults", cfg.Sandbox, cfg.HTTP)
 	}
 	if diff := cmp.Diff(Telemetry{ServiceName: DefaultServiceName}, cfg.Telemetry); diff != "" {
@@ -146,7 +146,7 @@ func TestDefaults(t *testing.T) {
 	if u.Cwd != wd || u.ConnectTimeout != 60*time.Second || u.CallTimeout != 120*time.Second {
 		t.Errorf("upstream defaults: cwd %q, timeouts %v %v", u.Cwd, u.ConnectTimeout, u.CallTimeout)
 	}
-	if cfg.Sandbox != DefaultSandbox {
+	if !cmp.Equal(cfg.Sandbox, DefaultSandbox) {
 		t.Errorf("sandbox = %+v, want %+v", cfg.Sandbox, DefaultSandbox)
 	}
 	// cpu_time follows timeout unless set.
@@ -253,13 +253,14 @@ func TestSandboxLanguages(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "proxy.yaml")
 	cfg := mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox:\n  python: ./venv/bin/python\n  node: off\n  workspace_size: 1MiB\n  workspace_dir: .toolfold/workspaces/\n", nil)
-	want := Sandbox{Python: filepath.Join(dir, "venv/bin/python"), Node: "off", WorkspaceBytes: 1 << 20, WorkspaceDir: filepath.Join(dir, ".toolfold", "workspaces")}
-	got := Sandbox{Python: cfg.Sandbox.Python, Node: cfg.Sandbox.Node, WorkspaceBytes: cfg.Sandbox.WorkspaceBytes, WorkspaceDir: cfg.Sandbox.WorkspaceDir}
-	if got != want {
-		t.Errorf("sandbox = %+v, want %+v", got, want)
+	want := Sandbox{Interpreters: map[string]string{"python": filepath.Join(dir, "venv/bin/python"), "javascript": "off"},
+		WorkspaceBytes: 1 << 20, WorkspaceDir: filepath.Join(dir, ".toolfold", "workspaces")}
+	got := Sandbox{Interpreters: cfg.Sandbox.Interpreters, WorkspaceBytes: cfg.Sandbox.WorkspaceBytes, WorkspaceDir: cfg.Sandbox.WorkspaceDir}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sandbox (-want +got):\n%s", diff)
 	}
 	cfg = mustParse(t, file, "upstreams: {a: {command: x}}\nsandbox: {python: python3.12, node: /opt/node/bin/node}\n", nil)
-	if cfg.Sandbox.Python != "python3.12" || cfg.Sandbox.Node != "/opt/node/bin/node" {
+	if cfg.Sandbox.Interpreter("python") != "python3.12" || cfg.Sandbox.Interpreter("javascript") != "/opt/node/bin/node" {
 		t.Errorf("sandbox = %+v", cfg.Sandbox)
 	}
 	for src, want := range map[string]string{

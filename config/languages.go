@@ -2,14 +2,53 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
-// LanguageOff, as sandbox.python or sandbox.node, disables the language.
-const LanguageOff = "off"
+// LanguageOff, as a language's interpreter key (sandbox.python,
+// sandbox.node), disables the language.
+const LanguageOff = sandbox.InterpreterOff
 
-// languageKey decodes sandbox.python, sandbox.node, sandbox.workspace_size
-// and sandbox.workspace_dir.
+// Interpreter is the configured interpreter of run_script language lang:
+// a path, a command on PATH, LanguageOff, or "" for the default.
+func (s Sandbox) Interpreter(lang string) string { return s.Interpreters[lang] }
+
+// The keys of the sandbox section besides the languages' (sandboxKeys).
+var (
+	limitKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
+		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
+	workspaceKeys = []string{"workspace_size", "workspace_dir", "require", "warm"}
+)
+
+// sandboxKeys are the keys of the sandbox section: the limits, the
+// languages' interpreter keys (python, node), the workspace's.
+func sandboxKeys() []string {
+	keys := slices.Clone(limitKeys)
+	for _, l := range sandbox.Languages() {
+		if l.ConfigKey != "" {
+			keys = append(keys, l.ConfigKey)
+		}
+	}
+	return append(keys, workspaceKeys...)
+}
+
+// languageKeys are the sandbox keys that name a language's interpreter,
+// by key: one per sandbox.Language with a ConfigKey.
+func languageKeys() map[string]sandbox.Language {
+	keys := map[string]sandbox.Language{}
+	for _, l := range sandbox.Languages() {
+		if l.ConfigKey != "" {
+			keys[l.ConfigKey] = l
+		}
+	}
+	return keys
+}
+
+// languageKey decodes a language's interpreter key (sandbox.python,
+// sandbox.node), sandbox.workspace_size and sandbox.workspace_dir.
 func (d *decoder) languageKey(f field, p string, sb *Sandbox, dir string) {
 	if f.name == "workspace_size" {
 		setIf(&sb.WorkspaceBytes)(d.size(f.val, p))
@@ -39,9 +78,8 @@ func (d *decoder) languageKey(f field, p string, sb *Sandbox, dir string) {
 	default:
 		s = filepath.Join(dir, s)
 	}
-	if f.name == "python" {
-		sb.Python = s
-	} else {
-		sb.Node = s
+	if sb.Interpreters == nil {
+		sb.Interpreters = map[string]string{}
 	}
+	sb.Interpreters[languageKeys()[f.name].Name] = s
 }

@@ -12,10 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys     = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills"}
-	sandboxKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
-		"max_concurrency", "max_frame", "open_files", "file_size", "processes",
-		"python", "node", "workspace_size", "workspace_dir", "require", "warm"}
+	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills"}
 	httpKeys = []string{"addr", "bearer_token", "drain_timeout"}
 )
 
@@ -141,7 +138,7 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 			setIf(&sb.OpenFiles)(d.count(f.val, p))
 		case "processes":
 			setIf(&sb.Processes)(d.count(f.val, p))
-		case "python", "node", "workspace_size", "workspace_dir":
+		case "workspace_size", "workspace_dir":
 			d.languageKey(f, p, sb, dir) // languages.go
 		case "warm":
 			setIf(&sb.Warm)(d.boolean(f.val, p))
@@ -155,7 +152,11 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 				}
 			}
 		default:
-			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys))
+			if _, ok := languageKeys()[f.name]; ok {
+				d.languageKey(f, p, sb, dir) // languages.go
+				break
+			}
+			d.errorf(f.key, p, "%s", unknownKey(f.name, sandboxKeys()))
 		}
 	}
 	if !cpuSet {

@@ -90,6 +90,7 @@
 // examples are spelled as each sandbox prelude accepts them: Lua
 // tools.s.t{key = v}, Python tools.s.t(key=v) (tools["s"]["t"] and
 // **{"key": v} for keywords and other non-identifiers), JavaScript
-// await tools.s.t({key: v}). A language is added by writing a syntax (see
-// syntax.go) and registering it in syntaxes.
+// await tools.s.t({key: v}). The spelling is the language's own
+// (sandbox.Language.Syntax, next to its prelude): a language registered in
+// package sandbox is rendered here with no change to index.
 package index

@@ -1,35 +1,14 @@
 package index
 
 import (
+	"github.com/toolfold/toolfold/sandbox"
 	"slices"
 	"strconv"
-	"strings"
 )
 
-// ScriptIdent maps a name to a script identifier: characters other than
-// [A-Za-z0-9_] become '_', and a leading digit gets '_' prefixed.
-// ScriptIdent("get-sum") is "get_sum", ScriptIdent("365") is "_365".
-func ScriptIdent(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 1)
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
-			b.WriteRune(r)
-		case r >= '0' && r <= '9':
-			if i == 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "_"
-	}
-	return b.String()
-}
+// ScriptIdent maps a name to a script identifier, as every script
+// language's tools.server.tool chain spells it: see sandbox.ScriptIdent.
+func ScriptIdent(s string) string { return sandbox.ScriptIdent(s) }
 
 // assignIdents gives each distinct name a unique identifier. A name that
 // already is its identifier keeps it; the others take their identifier, or

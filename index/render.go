@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"github.com/toolfold/toolfold/sandbox"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,7 +22,8 @@ const (
 )
 
 // Render is the text search_tools returns for hits at a detail level, for
-// script language lang ("lua"; an unknown language renders as Lua). When
+// script language lang ("lua", a sandbox.Language's name or alias; an
+// unknown language renders as Lua). When
 // hits is empty it says nothing matched and suggests servers (name,
 // description, tool count) and close names. Tools of an unavailable server
 // are marked as such.
@@ -106,10 +108,10 @@ func (v toolView) name(b *strings.Builder) {
 }
 
 // summary writes the call signature and the first sentence.
-func (v toolView) summary(b *strings.Builder, sx syntax) {
+func (v toolView) summary(b *strings.Builder, sx sandbox.Syntax) {
 	sd := schemaDoc{root: v.t.InputSchema}
 	ps := sd.params(v.t.InputSchema)
-	var sig []sigParam
+	var sig []sandbox.SigParam
 	more := 0
 	for _, p := range ps {
 		if !p.required && len(sig) >= summaryParams {
@@ -117,18 +119,18 @@ func (v toolView) summary(b *strings.Builder, sx syntax) {
 			continue
 		}
 		typ := sd.typeString(p.schema, typeOpts{depth: 1, maxEnum: summaryEnum, maxBytes: summaryType})
-		sig = append(sig, sigParam{name: p.name, typ: typ, required: p.required})
+		sig = append(sig, sandbox.SigParam{Name: p.name, Type: typ, Required: p.required})
 	}
-	b.WriteString(sx.signature(sx.toolExpr(v.serverID, v.toolID), sig, more))
+	b.WriteString(sx.Signature(sx.ToolExpr(v.serverID, v.toolID), sig, more))
 	if text := strings.TrimSpace(v.unavailable() + " " + clip(oneLine(v.firstSent), summaryText)); text != "" {
-		b.WriteString(" " + sx.comment() + " " + text)
+		b.WriteString(" " + sx.Comment() + " " + text)
 	}
 	b.WriteByte('\n')
 }
 
 // full writes everything about a tool: description, parameters, result
 // shape, annotations and an example call.
-func (v toolView) full(b *strings.Builder, sx syntax, observed string) {
+func (v toolView) full(b *strings.Builder, sx sandbox.Syntax, observed string) {
 	b.WriteString(v.qname + v.unavailable() + "\n")
 	if d := strings.TrimSpace(v.t.Description); d != "" {
 		b.WriteString(d + "\n")
@@ -150,13 +152,13 @@ func (v toolView) full(b *strings.Builder, sx syntax, observed string) {
 	if a := annotations(v.t.Annotations); a != "" {
 		b.WriteString("Annotations: " + a + "\n")
 	}
-	var args []exampleArg
+	var args []sandbox.ExampleArg
 	for _, p := range ps {
 		if p.required {
-			args = append(args, exampleArg{name: p.name, value: sd.exampleValue(p)})
+			args = append(args, sandbox.ExampleArg{Name: p.name, Value: sd.exampleValue(p)})
 		}
 	}
-	b.WriteString("Example: " + sx.example(sx.toolExpr(v.serverID, v.toolID), args) + "\n")
+	b.WriteString("Example: " + sx.Example(sx.ToolExpr(v.serverID, v.toolID), args) + "\n")
 }
 
 // writeParam writes one parameter line, then its nested properties.

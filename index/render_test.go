@@ -166,22 +166,6 @@ func TestRenderUnknownLanguage(t *testing.T) {
 	}
 }
 
-func TestLuaString(t *testing.T) {
-	tests := map[string]string{
-		`plain`:       `"plain"`,
-		`say "hi"`:    `"say \"hi\""`,
-		`a\b`:         `"a\\b"`,
-		"line\nbreak": `"line\nbreak"`,
-		"\x01" + "2":  `"\0012"`,
-		"获取":          `"获取"`,
-	}
-	for in, want := range tests {
-		if got := luaString(in); got != want {
-			t.Errorf("luaString(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestRenderCorpus renders every corpus tool at every level: no panics, no
 // empty signatures, and summaries on one line per tool.
 func TestRenderCorpus(t *testing.T) {

@@ -8,34 +8,6 @@ import (
 	"testing"
 )
 
-func TestSyntaxNames(t *testing.T) {
-	tests := []struct {
-		lang, server, tool, want string
-	}{
-		{"python", "calc", "end", "tools.calc.end"},
-		{"python", "calc", "import", `tools["calc"]["import"]`},
-		{"python", "None", "x", `tools["None"]["x"]`},
-		{"javascript", "calc", "delete", `tools["calc"]["delete"]`},
-		{"javascript", "calc", "end", "tools.calc.end"},
-		{"lua", "calc", "end", `tools.calc["end"]`},
-	}
-	for _, tt := range tests {
-		if got := syntaxFor(tt.lang).toolExpr(tt.server, tt.tool); got != tt.want {
-			t.Errorf("%s toolExpr(%q, %q) = %s, want %s", tt.lang, tt.server, tt.tool, got, tt.want)
-		}
-	}
-	args := []exampleArg{{"to", "a@b.c"}, {"from", "x\n\"y\""}, {"x-y", nil}, {"n", 2.5}, {"ok", true},
-		{"m", map[string]any{"in": []any{1.0, "<&>"}}}}
-	py := syntaxFor("python").example("tools.mail.send", args)
-	if want := `r = tools.mail.send(to="a@b.c", n=2.5, ok=True, m={"in": [1, "<&>"]}, **{"from": "x\n\"y\"", "x-y": None})`; py != want {
-		t.Errorf("python example:\n got %s\nwant %s", py, want)
-	}
-	js := syntaxFor("js").example("tools.mail.send", args)
-	if want := `const r = await tools.mail.send({to: "a@b.c", from: "x\n\"y\"", "x-y": null, n: 2.5, ok: true, m: {in: [1, "<&>"]}});`; js != want {
-		t.Errorf("javascript example:\n got %s\nwant %s", js, want)
-	}
-}
-
 // TestExamplesParse renders every corpus tool's example call in Python and
 // JavaScript and has the real parsers check them (skipped without python3
 // or node).

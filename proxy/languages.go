@@ -3,20 +3,39 @@ package proxy
 import (
 	"slices"
 	"strings"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
-// languageHelp is the part of run_script's description for the languages
-// besides Lua that this proxy serves: how a script calls a tool in each.
-// It must match what the sandbox preludes accept (sandbox/doc.go).
-func languageHelp(langs []string) string {
-	var b strings.Builder
-	if slices.Contains(langs, "python") {
-		b.WriteString(` language "python": r = tools.server.tool(key=value) or call("server.tool", {...}); ` +
-			"failures raise ToolError; top-level return and await work; concurrent: asyncio.gather(tools.server.tool.acall(...), ...).")
+// defaultLanguage is the language of a run_script or search_tools call
+// that names none: the first of sandbox.Languages (Lua) that is served.
+func (p *Proxy) defaultLanguage() sandbox.Language {
+	all := sandbox.Languages()
+	for _, l := range all {
+		if slices.Contains(p.langs, l.Name) {
+			return l
+		}
 	}
-	if slices.Contains(langs, "javascript") {
-		b.WriteString(` language "javascript": const r = await tools.server.tool({key: value}) or await call("server.tool", {...}); ` +
-			"failures throw ToolError; top-level return and await work; Promise.all runs calls concurrently.")
+	if len(p.langs) > 0 {
+		if l, ok := sandbox.LookupLanguage(p.langs[0]); ok {
+			return l
+		}
+		return sandbox.Language{Name: p.langs[0], Title: p.langs[0]}
+	}
+	return all[0]
+}
+
+// runHelp is the part of run_script's description that says how a script
+// calls a tool: the default language's words after "Call: ", then each
+// other served language's, in sandbox.Languages' order. The words are the
+// languages' own (sandbox.Language.Help), which match their preludes.
+func (p *Proxy) runHelp(def sandbox.Language) string {
+	var b strings.Builder
+	b.WriteString("Call: " + def.Help)
+	for _, l := range sandbox.Languages() {
+		if l.Name != def.Name && slices.Contains(p.langs, l.Name) {
+			b.WriteString(` language "` + l.Name + `": ` + l.Help)
+		}
 	}
 	return b.String()
 }

@@ -34,20 +34,18 @@ func (p *Proxy) advertise() {
 	defer p.toolsMu.Unlock()
 	servers := p.serverLine()
 	langs, _ := json.Marshal(p.langs)
+	def := p.defaultLanguage()
 	search := &mcp.Tool{
 		Name: "search_tools",
 		Description: "Find tools of the MCP servers behind this proxy; call them with run_script. Servers: " + servers +
-			". detail: name (names only), summary (default: Lua signature + first sentence), full (parameters, result shape, example).",
+			". detail: name (names only), summary (default: " + def.Title + " signature + first sentence), full (parameters, result shape, example).",
 		InputSchema: searchSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}
 	run := &mcp.Tool{
 		Name: "run_script",
-		Description: "Run a Lua script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
-			`Call: local r = tools.server.tool{arg = "v"} or call("server.tool", {...}); r is the structured result, parsed JSON, or text. ` +
-			"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode, " +
-			"and skills.save{name = ..., description = ..., code = ..., parameters = <JSON Schema>} to keep a script for later sessions (it gets args)." +
-			languageHelp(p.langs) + " " +
+		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
+			p.runHelp(def) + " " +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
@@ -191,9 +189,9 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang stri
 		return "", 0, invalidParams(fmt.Sprintf("limit must be between 1 and 50, not %d", limit))
 	}
 	if lang == "" {
-		lang = p.defaultLanguage()
-	} else if !slices.Contains(index.Languages(), lang) {
-		return "", 0, invalidParams(fmt.Sprintf("language %q is not known; use one of: %s", lang, strings.Join(index.Languages(), ", ")))
+		lang = p.defaultLanguage().Name
+	} else if names := sandbox.LanguageNames(); !slices.Contains(names, lang) {
+		return "", 0, invalidParams(fmt.Sprintf("language %q is not known; use one of: %s", lang, strings.Join(names, ", ")))
 	}
 	ix := p.catalog.Load()
 	if server != "" && !slices.ContainsFunc(ix.Servers(), func(s index.ServerInfo) bool { return s.Name == server }) {
@@ -206,13 +204,6 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang stri
 	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
 	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore()})
 	return text, len(hits), nil
-}
-
-func (p *Proxy) defaultLanguage() string {
-	if slices.Contains(p.langs, "lua") || len(p.langs) == 0 {
-		return "lua"
-	}
-	return p.langs[0]
 }
 
 type runArgs struct {
@@ -250,7 +241,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		return "", false, invalidParams("code is required: a script, e.g. return tools.server.tool{}")
 	}
 	if lang == "" {
-		lang = p.defaultLanguage()
+		lang = p.defaultLanguage().Name
 	}
 	runner, ok := p.runners[lang]
 	if !ok {

@@ -89,7 +89,7 @@ func (l Layers) Allow(language string, req Require) error {
 		}
 		return nil
 	}
-	if language == "lua" || (l.Namespaces && l.Filesystem && l.Landlock > 0) {
+	if builtIn(language) || (l.Namespaces && l.Filesystem && l.Landlock > 0) {
 		return nil
 	}
 	return fmt.Errorf("refusing to run %s: the sandbox is %s, and %s needs user namespaces and Landlock; %s, or accept the risk with sandbox.require: none",

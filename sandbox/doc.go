@@ -61,6 +61,17 @@
 // (The proxy also turns {} into [] where a tool's inputSchema declares the
 // parameter an array.)
 //
+// # Languages
+//
+// A run_script language is one Language (language.go): its name, title,
+// file extensions, how its interpreter is found (a command on PATH, the
+// sandbox key of proxy.yaml that names it or switches it off), its runner
+// constructor, prelude, call Syntax (search_tools' signatures, rendered by
+// package index) and the words run_script's description uses. config,
+// index, proxy, cmd/toolfold and the bench iterate over Languages; adding a
+// fourth language is one RegisterLanguage plus its Runner. Lua is built in
+// (no interpreter), and so allowed on a degraded sandbox (Layers.Allow).
+//
 // # Interpreter languages: Python and JavaScript
 //
 // NewPython and NewJavaScript find their interpreter once (a path, or

@@ -1,4 +1,4 @@
-package index
+package sandbox
 
 import (
 	"strconv"
@@ -26,21 +26,21 @@ func jsKey(name string) string {
 	return jsonString(name)
 }
 
-func (jsSyntax) toolExpr(serverID, toolID string) string {
+func (jsSyntax) ToolExpr(serverID, toolID string) string {
 	if jsIdent(serverID) && jsIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
 	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
 }
 
-func (jsSyntax) signature(expr string, ps []sigParam, more int) string {
+func (jsSyntax) Signature(expr string, ps []SigParam, more int) string {
 	parts := make([]string, 0, len(ps)+1)
 	for _, p := range ps {
-		k := jsKey(p.name)
-		if !p.required {
+		k := jsKey(p.Name)
+		if !p.Required {
 			k += "?"
 		}
-		parts = append(parts, k+": "+p.typ)
+		parts = append(parts, k+": "+p.Type)
 	}
 	if more > 0 {
 		parts = append(parts, "..."+strconv.Itoa(more)+" more")
@@ -48,12 +48,12 @@ func (jsSyntax) signature(expr string, ps []sigParam, more int) string {
 	return "await " + expr + "({" + strings.Join(parts, ", ") + "})"
 }
 
-func (jsSyntax) comment() string { return "//" }
+func (jsSyntax) Comment() string { return "//" }
 
-func (jsSyntax) example(expr string, args []exampleArg) string {
+func (jsSyntax) Example(expr string, args []ExampleArg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = jsKey(a.name) + ": " + jsValue(a.value)
+		parts[i] = jsKey(a.Name) + ": " + jsValue(a.Value)
 	}
 	return "const r = await " + expr + "({" + strings.Join(parts, ", ") + "});"
 }

@@ -1,4 +1,4 @@
-package index
+package sandbox
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ var pyKeywords = setOf(`False None True and as assert async await break class co
 
 func pyIdent(s string) bool { return s != "" && ScriptIdent(s) == s && !pyKeywords[s] }
 
-func (pySyntax) toolExpr(serverID, toolID string) string {
+func (pySyntax) ToolExpr(serverID, toolID string) string {
 	if pyIdent(serverID) && pyIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
@@ -29,22 +29,22 @@ func (pySyntax) toolExpr(serverID, toolID string) string {
 
 // signature lists keyword parameters, optional ones with "= None"; names
 // that cannot be keywords go into a trailing **{...}.
-func (pySyntax) signature(expr string, ps []sigParam, more int) string {
+func (pySyntax) Signature(expr string, ps []SigParam, more int) string {
 	var plain, odd []string
 	for _, p := range ps {
-		if pyIdent(p.name) {
-			s := p.name + ": " + p.typ
-			if !p.required {
+		if pyIdent(p.Name) {
+			s := p.Name + ": " + p.Type
+			if !p.Required {
 				s += " = None"
 			}
 			plain = append(plain, s)
 			continue
 		}
-		k := jsonString(p.name)
-		if !p.required {
+		k := jsonString(p.Name)
+		if !p.Required {
 			k += "?"
 		}
-		odd = append(odd, k+": "+p.typ)
+		odd = append(odd, k+": "+p.Type)
 	}
 	if len(odd) > 0 {
 		plain = append(plain, "**{"+strings.Join(odd, ", ")+"}")
@@ -55,15 +55,15 @@ func (pySyntax) signature(expr string, ps []sigParam, more int) string {
 	return expr + "(" + strings.Join(plain, ", ") + ")"
 }
 
-func (pySyntax) comment() string { return "#" }
+func (pySyntax) Comment() string { return "#" }
 
-func (pySyntax) example(expr string, args []exampleArg) string {
+func (pySyntax) Example(expr string, args []ExampleArg) string {
 	var plain, odd []string
 	for _, a := range args {
-		if pyIdent(a.name) {
-			plain = append(plain, a.name+"="+pyValue(a.value))
+		if pyIdent(a.Name) {
+			plain = append(plain, a.Name+"="+pyValue(a.Value))
 		} else {
-			odd = append(odd, jsonString(a.name)+": "+pyValue(a.value))
+			odd = append(odd, jsonString(a.Name)+": "+pyValue(a.Value))
 		}
 	}
 	if len(odd) > 0 {

@@ -11,51 +11,15 @@ import (
 )
 
 // langStatus says whether a run_script language is served, and why not.
-type langStatus struct {
-	Lang       string
-	Detail     string // "3.11.7 at /usr/bin/python3" when available
-	Err        error  // why it is unavailable; nil when served
-	Configured bool   // the config names the interpreter: unavailable is a failure
-}
+type langStatus = sandbox.LanguageStatus
 
-// languages builds the run_script runners: Lua (this binary) always,
-// Python and JavaScript when their interpreter works. The statuses list
-// every language in that order. warm makes them keep each session's next
-// child started (serve; a one-shot command would only waste the start).
+// languages builds the run_script runners, one per sandbox.Language: Lua
+// (this binary) always, Python and JavaScript when their interpreter
+// works. The statuses list every language in that order. warm makes them
+// keep each session's next child started (serve; a one-shot command would
+// only waste the start).
 func languages(cfg *config.Config, log *slog.Logger, warm bool) ([]sandbox.Runner, []langStatus) {
-	slog := log.With("component", "sandbox")
-	runners := []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: slog, Warm: warm})}
-	st := []langStatus{{Lang: "lua", Detail: "built in"}}
-	type interp interface {
-		sandbox.Runner
-		Version() string
-		Path() string
-	}
-	add := func(lang, path string, build func() (interp, error)) {
-		s := langStatus{Lang: lang, Configured: path != ""}
-		if path == config.LanguageOff {
-			s.Err, s.Configured = fmt.Errorf("disabled (sandbox.%s: off)", configKey(lang)), false
-		} else if r, err := build(); err != nil {
-			s.Err = err
-		} else {
-			runners = append(runners, r)
-			s.Detail = r.Version() + " at " + r.Path()
-		}
-		st = append(st, s)
-	}
-	opts := func(path string) *sandbox.InterpreterOptions {
-		return &sandbox.InterpreterOptions{Path: path, Logger: slog, Warm: warm}
-	}
-	add("python", cfg.Sandbox.Python, func() (interp, error) { return sandbox.NewPython(opts(cfg.Sandbox.Python)) })
-	add("javascript", cfg.Sandbox.Node, func() (interp, error) { return sandbox.NewJavaScript(opts(cfg.Sandbox.Node)) })
-	return runners, st
-}
-
-func configKey(lang string) string {
-	if lang == "javascript" {
-		return "node"
-	}
-	return lang
+	return sandbox.NewRunners(cfg.Sandbox.Interpreter, sandbox.RunnerOptions{Logger: log.With("component", "sandbox"), Warm: warm})
 }
 
 // logLanguages reports the languages at startup: a warning for one the
@@ -65,11 +29,11 @@ func logLanguages(log *slog.Logger, st []langStatus) {
 	for _, s := range st {
 		switch {
 		case s.Err == nil:
-			served = append(served, s.Lang)
+			served = append(served, s.Language.Name)
 		case s.Configured:
-			log.Warn("run_script language unavailable", "language", s.Lang, "err", s.Err)
+			log.Warn("run_script language unavailable", "language", s.Language.Name, "err", s.Err)
 		default:
-			log.Info("run_script language unavailable", "language", s.Lang, "reason", s.Err)
+			log.Info("run_script language unavailable", "language", s.Language.Name, "reason", s.Err)
 		}
 	}
 	log.Info("run_script languages: " + strings.Join(served, ", "))
@@ -81,12 +45,12 @@ func printLanguages(w io.Writer, st []langStatus) (failed bool) {
 	for _, s := range st {
 		switch {
 		case s.Err == nil:
-			fmt.Fprintf(w, "language %s: available (%s)\n", s.Lang, s.Detail)
+			fmt.Fprintf(w, "language %s: available (%s)\n", s.Language.Name, s.Detail)
 		case s.Configured:
-			fmt.Fprintf(w, "language %s: error: %s\n", s.Lang, strings.TrimPrefix(s.Err.Error(), s.Lang+": "))
+			fmt.Fprintf(w, "language %s: error: %s\n", s.Language.Name, strings.TrimPrefix(s.Err.Error(), s.Language.Name+": "))
 			failed = true
 		default:
-			fmt.Fprintf(w, "language %s: unavailable: %s\n", s.Lang, strings.TrimPrefix(s.Err.Error(), s.Lang+": "))
+			fmt.Fprintf(w, "language %s: unavailable: %s\n", s.Language.Name, strings.TrimPrefix(s.Err.Error(), s.Language.Name+": "))
 		}
 	}
 	return failed

@@ -11,8 +11,7 @@ import (
 
 func TestLanguagesStatus(t *testing.T) {
 	cfg := &config.Config{Sandbox: config.DefaultSandbox}
-	cfg.Sandbox.Python = config.LanguageOff
-	cfg.Sandbox.Node = "/nonexistent/node"
+	cfg.Sandbox.Interpreters = map[string]string{"python": config.LanguageOff, "javascript": "/nonexistent/node"}
 	runners, st := languages(cfg, slog.New(slog.DiscardHandler), false)
 	if len(runners) != 1 || runners[0].Language() != "lua" {
 		t.Errorf("runners = %v, want Lua alone", runners)

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -15,7 +16,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	detail := fs.String("detail", "summary", "name, summary or full")
 	limit := fs.Int("limit", 10, "number of results (1-50)")
 	server := fs.String("server", "", "only this upstream's tools")
-	lang := fs.String("language", "", "script language of signatures: lua, python or javascript (default: run_script's)")
+	lang := fs.String("language", "", "script language of signatures: "+languageList()+" (default: run_script's)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitUsage
@@ -86,12 +87,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // maxScript bounds a script read from stdin.
 const maxScript = 4 << 20
 
+// languageOf is the language of a script file, by its extension
+// (sandbox.Language.Extensions); Lua when none matches.
 func languageOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".py":
-		return "python"
-	case ".js", ".mjs":
-		return "javascript"
+	if l, ok := sandbox.LanguageOfFile(path); ok {
+		return l.Name
 	}
 	return "lua"
+}
+
+// languageList is "lua, python or javascript": the languages, for help.
+func languageList() string {
+	var names []string
+	for _, l := range sandbox.Languages() {
+		names = append(names, l.Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -220,28 +220,21 @@ func serveReplay(servers []replay.Server) (base string, stop func(), err error) 
 // errWrong marks a scenario whose answer was wrong.
 var errWrong = errors.New("wrong answer")
 
-// runners are the script languages measured: Lua, and Python and
-// JavaScript where their interpreter works on this host (as toolfold serve
-// offers them), each keeping warm children as toolfold serve does.
+// runners are the script languages measured: every sandbox.Language whose
+// runner works on this host (as toolfold serve offers them: Lua, and
+// Python and JavaScript where their interpreter works), each keeping warm
+// children as toolfold serve does.
 func (e *env) runners(cfg *config.Config) []sandbox.Runner {
-	log := e.log.With("component", "sandbox")
-	lua := sandbox.NewLua(&sandbox.LuaOptions{Logger: log, Warm: true})
-	rs := []sandbox.Runner{lua}
-	e.warmers = append(e.warmers, lua)
-	opts := func(path string) *sandbox.InterpreterOptions {
-		return &sandbox.InterpreterOptions{Path: path, Logger: log, Warm: true}
+	rs, st := sandbox.NewRunners(cfg.Sandbox.Interpreter, sandbox.RunnerOptions{Logger: e.log.With("component", "sandbox"), Warm: true})
+	for _, s := range st {
+		if s.Err != nil {
+			e.progress("%s not measured: %v", s.Language.Name, s.Err)
+		}
 	}
-	if py, err := sandbox.NewPython(opts(cfg.Sandbox.Python)); err == nil {
-		rs = append(rs, py)
-		e.warmers = append(e.warmers, py)
-	} else {
-		e.progress("python not measured: %v", err)
-	}
-	if js, err := sandbox.NewJavaScript(opts(cfg.Sandbox.Node)); err == nil {
-		rs = append(rs, js)
-		e.warmers = append(e.warmers, js)
-	} else {
-		e.progress("javascript not measured: %v", err)
+	for _, r := range rs {
+		if w, ok := r.(sandbox.Warmer); ok {
+			e.warmers = append(e.warmers, w)
+		}
 	}
 	return rs
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // LatencyRow is one measured path: percentiles over its samples.
@@ -142,9 +143,10 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		return err
 	}})
 	for _, lang := range e.prox.Languages() {
-		code, ok := trivialScripts[lang]
-		if !ok {
-			cases = append(cases, latencyCase{name: "run_script overhead, " + lang, note: "no trivial script known for this language: add one to trivialScripts"})
+		l, _ := sandbox.LookupLanguage(lang)
+		code := l.Trivial
+		if code == "" {
+			cases = append(cases, latencyCase{name: "run_script overhead, " + lang, note: "no trivial script known for this language: set its sandbox.Language.Trivial"})
 			continue
 		}
 		run := func(ctx context.Context) error { return e.runOK(ctx, code, lang) }
@@ -160,13 +162,6 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		rep.Latency = append(rep.Latency, row)
 	}
 	return nil
-}
-
-// trivialScripts return a value without calling a tool, per language.
-var trivialScripts = map[string]string{
-	"lua":        "return 1",
-	"python":     "1",
-	"javascript": "1",
 }
 
 // passthroughCase times a plain tools/call of everything's echo through
