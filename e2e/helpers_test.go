@@ -284,7 +284,7 @@ func startHTTP(t *testing.T, cfg string) string {
 }
 
 // startHTTPProc is startHTTP that also returns the process, for its TMPDIR.
-func startHTTPProc(t *testing.T, cfg string) (*toolfoldProc, string) {
+func startHTTPProc(t *testing.T, cfg string, env ...string) (*toolfoldProc, string) {
 	t.Helper()
 	p := &toolfoldProc{t: t}
 	urls := make(chan string, 1)
@@ -297,6 +297,7 @@ func startHTTPProc(t *testing.T, cfg string) (*toolfoldProc, string) {
 		}
 	}}
 	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg, "--http", "127.0.0.1:0")
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

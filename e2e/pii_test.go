@@ -108,8 +108,17 @@ return tools.memory.read_graph{}`)
 // there in full).
 func startStdioRecorded(t *testing.T, cfg string) (*mcp.ClientSession, *frameLog) {
 	t.Helper()
+	p, log := startStdioRecordedProc(t, cfg)
+	return p.cs, log
+}
+
+// startStdioRecordedProc is startStdioRecorded that also returns the
+// process, for its stderr; env is added to toolfold's environment.
+func startStdioRecordedProc(t *testing.T, cfg string, env ...string) (*toolfoldProc, *frameLog) {
+	t.Helper()
 	p := &toolfoldProc{t: t, stderr: &syncBuffer{}}
 	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.stderr
 	log := &frameLog{}
 	transport := &recordingTransport{inner: &mcp.CommandTransport{Command: p.cmd, TerminateDuration: exitGrace}, log: log}
@@ -123,7 +132,7 @@ func startStdioRecorded(t *testing.T, cfg string) (*mcp.ClientSession, *frameLog
 	}
 	p.cs = cs
 	t.Cleanup(p.close)
-	return cs, log
+	return p, log
 }
 
 // frameLog holds the frames a client received.

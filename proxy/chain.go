@@ -10,79 +10,155 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/config"
 )
 
-// The middleware chains, declared once. In each list the first entry runs
-// first (outermost): the SDK applies them right to left.
+// The middleware chains, declared once: this file is the only place that
+// registers middleware (TestMiddlewareOnlyInChain fails on any other). The
+// go-sdk wraps each later registration outside the earlier ones, so a
+// registration elsewhere would silently reorder a chain; once it let
+// resources/read skip the PII vault. Each chain is registered in one call,
+// and in each list the first entry runs first (outermost).
+
+// installClientChains registers the middleware of the client edge: what
+// wraps each request a client sends toolfold, and each request toolfold
+// sends a client.
+func (p *Proxy) installClientChains() {
+	p.server.AddReceivingMiddleware(probed("client", p.clientChain())...)
+	p.server.AddSendingMiddleware(
+		// rawCapture keeps a client's answer to a request toolfold
+		// passed on (elicitation) as it arrived, before the SDK's own
+		// checks of it, so the upstream that asked can judge it.
+		rawCapture(),
+	)
+}
 
 // clientChain wraps every request the client sends to toolfold.
-func clientChain(log *slog.Logger, life func(*mcp.ServerSession) context.Context, tel *telemetry, pii *piiState) []mcp.Middleware {
-	return []mcp.Middleware{
+func (p *Proxy) clientChain() []namedMiddleware {
+	return []namedMiddleware{
 		// recover is outermost so a panic anywhere below, in a handler or
 		// another middleware, becomes an internal error for that one
 		// request instead of killing every session (the SDK does not
 		// recover handler panics).
-		recoverMiddleware(log),
+		{"recover", recoverMiddleware(p.log)},
 		// trace opens the SERVER span, continuing the client's trace from
 		// params._meta, before anything else runs, so that every span
 		// below (the script, its upstream calls) is its child and the
 		// duration covers the whole request. Inside recover: a panic
 		// below still ends the span (marked failed) on its way up.
-		tel.serverMiddleware(),
+		{"trace", p.tel.serverMiddleware()},
 		// log sits inside recover so it still records requests whose
 		// handler panicked, with the error recover produced; inside trace
 		// so that its context carries the span.
-		logMiddleware(log.With("edge", "client")),
-		// lifetime is innermost: it only changes the context the handler
-		// sees, tying it to the proxy's life and the client session's, so
-		// that shutdown, or a session that ends (an HTTP client's DELETE,
-		// a dropped connection, the idle timeout), cancels a running
-		// script or upstream request instead of waiting for it (the SDK
-		// waits for in-flight handlers, and does not cancel them).
-		lifetimeMiddleware(life),
-		// pii only adds the client session's vault to the context, for
-		// the rewrite on the upstream edge (rewrite.go). Nil: PII is off.
-		piiSessionMiddleware(pii),
+		{"log", logMiddleware(p.log.With("edge", "client"))},
+		// session finds the client's Session (session.go) and puts it and
+		// its PII vault in the context, and ties the context to the
+		// session's life and the proxy's: shutdown, or a session that
+		// ends (an HTTP DELETE, a dropped connection, the idle timeout),
+		// cancels a running script or upstream request instead of
+		// waiting for it (the SDK waits for in-flight handlers, and does
+		// not cancel them). Everything below needs the session.
+		{"session", sessionMiddleware(p.sessions, p.pii)},
+		// pii tokenizes, with the session's vault, the lists the SDK
+		// serves from toolfold's own registry (resources, templates,
+		// prompts mirrored from upstreams): they were listed upstream
+		// with no client session, hence no vault, in reach. Everything
+		// else an upstream answers is tokenized on the upstream edge.
+		{"pii", piiListsMiddleware()},
+		// forward is innermost: it answers resources/read and
+		// logging/setLevel itself (forward.go), with the session and the
+		// vault already in its context, so an upstream's resource passes
+		// the rewrite on the upstream edge like a tool result.
+		{"forward", p.fwd.middleware()},
 	}
 }
 
-// lifetimeMiddleware ends each request's context with life(its session),
-// a context that ends with the session or the proxy: one cancellable
-// context per request, whichever ends first.
-func lifetimeMiddleware(life func(*mcp.ServerSession) context.Context) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ss, _ := req.GetSession().(*mcp.ServerSession)
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(life(ss), cancel)()
-			return next(ctx, method, req)
-		}
-	}
+// installUpstreamChains registers the middleware of the edge toward the
+// upstream up on its client c: what wraps each request toolfold sends the
+// upstream, and each request or notification the upstream sends toolfold.
+func (u *upstream) installUpstreamChains(c *mcp.Client, order *noteOrder) {
+	c.AddSendingMiddleware(probed("upstream", u.upstreamChain(order))...)
+	c.AddReceivingMiddleware(probed("upstream-in", u.upstreamInChain(order))...)
 }
 
-// upstreamChain wraps every request toolfold sends to the upstream up.
-func upstreamChain(log *slog.Logger, tel *telemetry, up config.Upstream) []mcp.Middleware {
-	return []mcp.Middleware{
-		// trace is outermost on the upstream edge: its CLIENT span (a
-		// child of the script's span when a script called) times the
-		// request as the caller waits for it, including the probe timeout
-		// below, and replaces any trace context in params._meta with its
-		// own, so no client's values are forwarded upstream.
-		tel.clientMiddleware(up),
+// upstreamChain wraps every request toolfold sends to the upstream.
+func (u *upstream) upstreamChain(order *noteOrder) []namedMiddleware {
+	chain := []namedMiddleware{
+		// track is outermost: it records which client session each
+		// request is for, for the whole time the request and the
+		// notifications it causes are handled, and maps its progress
+		// token (relay.go).
+		{"track", u.hookSending()},
+		// order waits, after each request, until the notifications the
+		// upstream sent before its result have been relayed (order.go),
+		// so a call's last log message still finds its session (track).
+		{"order", order.sending},
+		// trace's CLIENT span (a child of the script's span when a
+		// script called) times the request as the caller waits for it,
+		// including the probe timeout below, and replaces any trace
+		// context in params._meta with its own, so no client's values
+		// are forwarded upstream.
+		{"trace", u.tel.clientMiddleware(u.cfg)},
 		// log sits inside trace, so its context carries the span.
-		logMiddleware(log.With("edge", "upstream")),
+		{"log", logMiddleware(u.log.With("edge", "upstream"))},
 		// discoverTimeout bounds the go-sdk's 2026-07-28 server/discover
 		// probe: a legacy server that silently drops requests before
 		// initialize would otherwise stall the connection until
 		// connect_timeout. On timeout the SDK falls back to initialize.
-		discoverTimeoutMiddleware(),
+		{"discover", discoverTimeoutMiddleware()},
 		// rewrite is innermost: it restores PII tokens in what goes to the
 		// upstream and tokenizes what comes back (rewrite.go), so logs and
 		// traces above only ever see tokens.
-		rewriteMiddleware(up.Name),
+		{"rewrite", rewriteMiddleware(u.cfg.Name)},
 	}
+	return chain
+}
+
+// upstreamInChain wraps every request and notification the upstream sends
+// toolfold.
+func (u *upstream) upstreamInChain(order *noteOrder) []namedMiddleware {
+	return []namedMiddleware{
+		// order counts handled notifications, once the relay below has
+		// passed them on (order.go).
+		{"order", order.receiving},
+		// relay answers, before the SDK's own handlers, the requests only
+		// a client session can: elicitation (as it is, before the SDK's
+		// schema checks) and roots/list (forward_upstream.go).
+		{"relay", u.hookReceiving()},
+	}
+}
+
+// namedMiddleware is a chain entry with the name tests and probes know it by.
+type namedMiddleware struct {
+	name string
+	mw   mcp.Middleware
+}
+
+// chainProbe, when set (by tests only), is told each chain entry a
+// request passes, so a test can check the order a request meets them in.
+var chainProbe func(edge, name, method string)
+
+// probed unwraps a chain for registration, each entry reporting to
+// chainProbe when a test set it.
+func probed(edge string, chain []namedMiddleware) []mcp.Middleware {
+	out := make([]mcp.Middleware, 0, len(chain))
+	for _, e := range chain {
+		if e.mw == nil {
+			continue
+		}
+		if probe := chainProbe; probe != nil {
+			name, mw := e.name, e.mw
+			out = append(out, func(next mcp.MethodHandler) mcp.MethodHandler {
+				inner := mw(next)
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					probe(edge, name, method)
+					return inner(ctx, method, req)
+				}
+			})
+			continue
+		}
+		out = append(out, e.mw)
+	}
+	return out
 }
 
 // discoverTimeout is how long an upstream gets to answer server/discover.

@@ -1,11 +1,11 @@
 // Package proxy is toolfold's core: the client-facing MCP server, the pool
 // of upstream sessions, and the two tools that replace the upstreams' own.
 //
-//	client ⇄ mcp.Server ─[recover, trace, log, lifetime, pii]─▶ search_tools ─▶ index ◀─ providers
+//	client ⇄ mcp.Server ─[recover, trace, log, session, pii, forward]─▶ search_tools ─▶ index ◀─ providers
 //	                                                       ├─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
 //	                                                       └─▶ passthrough tools ─┐
 //	scriptHost ─────────────────────────────────────────────▶ providers ◀─────────┘
-//	providers ─▶ Pool ─▶ upstream mcp.Client ─[trace, log, discover, rewrite]─▶ upstream server
+//	providers ─▶ Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
 //	          └▶ Options.Providers (skills) ─[trace, pii]─▶ in-process tools
 //
 // A Proxy is built from a validated config.Config (New), connects every
@@ -31,15 +31,28 @@
 // advertised tools' descriptions, which name the servers and their tool
 // counts, are re-registered when they change, so clients are notified too.
 //
-// Middleware order is declared once, in chain.go. Handlers hold only their
-// own logic (tools.go for the two tools, host.go for what a script reaches).
+// Middleware order is declared once, in chain.go, the only file that
+// registers middleware (a test fails on any other, and another checks the
+// order requests really meet them in). Handlers hold only their own logic
+// (tools.go for the two tools, host.go for what a script reaches).
 //
-// Personal data (rewrite.go, package rewrite): the client edge's pii
-// middleware puts the client session's token vault in the context; the
-// upstream edge's rewrite middleware, innermost, uses it to restore tokens
-// in what goes upstream and to tokenize what comes back. The upstream
-// sessions are shared by all client sessions; the vault travels with the
-// request instead.
+// A client session is one Session (session.go): its lifetime context, PII
+// vault, workspace, log level, recent searches, the relay's bookkeeping of
+// its requests in flight and progress tokens, its share of the run slots
+// (slots.go). The session middleware finds it for each request and puts it
+// in the context; it ends in one place (sessions.end) whatever ended it.
+//
+// Personal data (rewrite.go, package rewrite): the session middleware puts
+// the session's token vault in the context; the upstream edge's rewrite
+// middleware, innermost, uses it to restore tokens in what goes upstream
+// and to tokenize what comes back, resources/read and prompts/get as much
+// as tool results. The lists served from toolfold's own registry
+// (resources, templates, prompts mirrored from upstreams) are tokenized
+// per session by the client edge's pii middleware; what an upstream sends
+// a client outside a request (log, progress, sampling, elicitation) by
+// rewrite_forward.go; an upstream's stderr is redacted as it is read.
+// The upstream sessions are shared by all client sessions; the vault
+// travels with the request instead.
 //
 // OpenTelemetry (telemetry.go, the API only) traces every hop: a SERVER span
 // per client request continuing the client's trace from params._meta, an

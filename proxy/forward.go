@@ -33,10 +33,8 @@ type forwarder struct {
 	mirror *mirror
 
 	mu      sync.Mutex
-	clients map[string]*mcp.Client                  // upstream -> its current client, for roots notifications
-	subs    map[named]*subscription                 // upstream subscriptions, shared by the client sessions
-	levels  map[*mcp.ServerSession]mcp.LoggingLevel // each session's logging/setLevel
-	alive   map[*mcp.ServerSession]sessionLife      // ends when the session does
+	clients map[string]*mcp.Client  // upstream -> its current client, for roots notifications
+	subs    map[named]*subscription // upstream subscriptions, shared by the client sessions
 }
 
 // subscription is one upstream resource subscription.
@@ -46,9 +44,8 @@ type subscription struct {
 }
 
 func newForwarder(p *Proxy) *forwarder {
-	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{},
-		levels: map[*mcp.ServerSession]mcp.LoggingLevel{}, alive: map[*mcp.ServerSession]sessionLife{}}
-	f.relay = newRelay(func() *mcp.Server { return p.server }, p.log.With("component", "relay"))
+	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{}}
+	f.relay = newRelay(func() *mcp.Server { return p.server }, p.sessions, p.log.With("component", "relay"))
 	f.mirror = newMirror(f)
 	return f
 }
@@ -76,18 +73,13 @@ func (f *forwarder) serverOptions(o *mcp.ServerOptions) {
 	}
 }
 
-// middleware is the innermost client-facing middleware: it records the
-// session in the context (for attribution) and serves the methods the
-// SDK's own handlers cannot: resources/read of any URI an upstream serves,
-// not only listed ones, and logging/setLevel, which also reaches upstreams.
+// middleware is the innermost client-facing middleware: it serves the
+// methods the SDK's own handlers cannot: resources/read of any URI an
+// upstream serves, not only listed ones, and logging/setLevel, which also
+// reaches upstreams.
 func (f *forwarder) middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ss, _ := req.GetSession().(*mcp.ServerSession)
-			if ss != nil {
-				ctx = withSession(ctx, ss)
-				f.relay.active(ss)
-			}
 			switch method {
 			case "resources/read":
 				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
@@ -95,67 +87,14 @@ func (f *forwarder) middleware() mcp.Middleware {
 				}
 			case "logging/setLevel":
 				res, err := next(ctx, method, req)
-				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && ss != nil && r.Params != nil {
-					f.setLevel(ctx, ss, r.Params.Level)
+				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && r.Params != nil {
+					if s := sessionOf(ctx); s != nil {
+						f.setLevel(ctx, s, r.Params.Level)
+					}
 				}
 				return res, err
 			}
 			return next(ctx, method, req)
-		}
-	}
-}
-
-// lifetime is the context a request of session ss ends with: the
-// session's life, or the proxy's for a request without a session.
-func (f *forwarder) lifetime(ss *mcp.ServerSession) context.Context {
-	if ss == nil {
-		return f.p.life
-	}
-	return f.sessionAlive(ss)
-}
-
-// sessionAlive is a context that ends when the client session does, or the
-// proxy shuts down; the session's bookkeeping goes with the session.
-func (f *forwarder) sessionAlive(ss *mcp.ServerSession) context.Context {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if l, ok := f.alive[ss]; ok {
-		return l.ctx
-	}
-	ctx, cancel := context.WithCancel(f.p.life)
-	f.alive[ss] = sessionLife{ctx, cancel}
-	go func() {
-		_ = ss.Wait()
-		cancel()
-		f.mu.Lock()
-		delete(f.alive, ss)
-		delete(f.levels, ss)
-		f.mu.Unlock()
-		f.relay.forget(ss)
-	}()
-	return ctx
-}
-
-// sessionLife is the context of one client session's life.
-type sessionLife struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-// ended cancels what the session with this id has running. The SDK waits
-// for a closing session's handlers to return before it counts the session
-// as ended, and does not cancel them: an HTTP DELETE would otherwise leave
-// its requests (and their upstream calls and scripts) running to their
-// timeouts.
-func (f *forwarder) ended(id string) {
-	if id == "" {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for ss, l := range f.alive {
-		if ss.ID() == id {
-			l.cancel()
 		}
 	}
 }
@@ -165,7 +104,7 @@ func (f *forwarder) ended(id string) {
 func (f *forwarder) endOnDelete(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
-			f.ended(r.Header.Get("Mcp-Session-Id"))
+			f.p.sessions.cancelID(r.Header.Get("Mcp-Session-Id"))
 		}
 		next.ServeHTTP(w, r)
 	})

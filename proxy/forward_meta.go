@@ -24,24 +24,12 @@ func levelRank(l mcp.LoggingLevel) int {
 // setLevel records a session's level and sets every upstream to the most
 // verbose level any live session asked for; each session still gets only
 // what its own level lets through (ServerSession.Log filters).
-func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, l mcp.LoggingLevel) {
-	live := f.relay.live()
-	f.mu.Lock()
-	f.levels[ss] = l
-	var min mcp.LoggingLevel
-	for s, lv := range f.levels {
-		if !live[s] {
-			delete(f.levels, s)
-			continue
-		}
-		if min == "" || levelRank(lv) < levelRank(min) {
-			min = lv
-		}
-	}
-	f.mu.Unlock()
-	for _, s := range f.p.pool.Status() {
-		if cs, err := f.p.pool.session(s.Name); err == nil {
-			f.sendLevel(ctx, s.Name, cs, min)
+func (f *forwarder) setLevel(ctx context.Context, s *Session, l mcp.LoggingLevel) {
+	s.setLevel(l)
+	min := f.currentLevel()
+	for _, st := range f.p.pool.Status() {
+		if cs, err := f.p.pool.session(st.Name); err == nil {
+			f.sendLevel(ctx, st.Name, cs, min)
 		}
 	}
 }
@@ -63,12 +51,9 @@ func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSess
 
 // currentLevel is the most verbose level a live session asked for.
 func (f *forwarder) currentLevel() mcp.LoggingLevel {
-	live := f.relay.live()
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var min mcp.LoggingLevel
-	for s, lv := range f.levels {
-		if live[s] && (min == "" || levelRank(lv) < levelRank(min)) {
+	for _, s := range f.relay.live() {
+		if lv := s.logLevel(); lv != "" && (min == "" || levelRank(lv) < levelRank(min)) {
 			min = lv
 		}
 	}
@@ -100,16 +85,14 @@ func hopMeta(m mcp.Meta) mcp.Meta {
 // takes the level from each request's _meta, not from logging/setLevel.
 func (f *forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
 	out := hopMeta(m)
-	ss := sessionOf(ctx)
-	if ss == nil {
+	s := sessionOf(ctx)
+	if s == nil {
 		return out
 	}
 	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
 		return out
 	}
-	f.mu.Lock()
-	l := f.levels[ss]
-	f.mu.Unlock()
+	l := s.logLevel()
 	if l == "" {
 		return out
 	}

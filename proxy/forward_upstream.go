@@ -17,6 +17,25 @@ import (
 type upstreamHooks interface {
 	clientOptions(up string, o *mcp.ClientOptions)
 	clientCreated(up string, c *mcp.Client)
+	// The hooks' entries in the upstream chains (chain.go).
+	sendingMiddleware(up string) mcp.Middleware
+	receivingMiddleware(up string) mcp.Middleware
+}
+
+// hookSending is the hooks' sending middleware for u, nil without hooks.
+func (u *upstream) hookSending() mcp.Middleware {
+	if u.hooks == nil {
+		return nil
+	}
+	return u.hooks.sendingMiddleware(u.cfg.Name)
+}
+
+// hookReceiving is the hooks' receiving middleware for u, nil without hooks.
+func (u *upstream) hookReceiving() mcp.Middleware {
+	if u.hooks == nil {
+		return nil
+	}
+	return u.hooks.receivingMiddleware(u.cfg.Name)
 }
 
 // setHooks installs hooks on every upstream; call before Start.
@@ -64,30 +83,30 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}
 	o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-		ss, reqCtx := r.target(ctx, up)
-		if ss == nil {
+		s, reqCtx := r.target(ctx, up)
+		if s == nil {
 			return nil, errNoClient("sampling/createMessage")
 		}
-		sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
+		sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 		defer done()
-		res, err := ss.CreateMessageWithTools(sctx, f.p.pii.samplingFor(ss, up, req.Params))
-		f.p.pii.samplingBack(ss, res)
+		res, err := s.ss.CreateMessageWithTools(sctx, f.p.pii.samplingFor(s, up, req.Params))
+		f.p.pii.samplingBack(s, res)
 		return res, err
 	}
 	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return f.elicit(ctx, up, req.Params)
 	}
 	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-		if ss, reqCtx := r.target(ctx, up); ss != nil {
-			sctx, done := f.sendCtx(ctx, ss, reqCtx, notifyTimeout)
+		if s, reqCtx := r.target(ctx, up); s != nil {
+			sctx, done := f.sendCtx(ctx, s, reqCtx, notifyTimeout)
 			defer done()
-			_ = ss.NotifyElicitationComplete(sctx, req.Params)
+			_ = s.ss.NotifyElicitationComplete(sctx, req.Params)
 		}
 	}
 	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		for _, fl := range r.audience(ctx, up) {
-			sctx, done := f.sendCtx(ctx, fl.ss, fl.ctx, notifyTimeout)
-			_ = fl.ss.Log(sctx, f.p.pii.logFor(fl.ss, up, req.Params)) // filtered by the session's own level
+			sctx, done := f.sendCtx(ctx, fl.s, fl.ctx, notifyTimeout)
+			_ = fl.s.ss.Log(sctx, f.p.pii.logFor(fl.s, up, req.Params)) // filtered by the session's own level
 			done()
 		}
 	}
@@ -101,7 +120,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		f.p.pii.progressFor(pr.session, up, &p)
 		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, notifyTimeout)
 		defer done()
-		_ = pr.session.NotifyProgress(sctx, &p)
+		_ = pr.session.ss.NotifyProgress(sctx, &p)
 	}
 	o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { f.mirror.kick(up) }
 	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { f.mirror.kick(up) }
@@ -110,16 +129,24 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 	}
 }
 
-// clientCreated keeps the upstream's client (to notify it of roots
-// changes) and answers its roots/list with the client session's roots.
+// clientCreated keeps the upstream's client, to notify it of roots
+// changes.
 func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 	f.mu.Lock()
 	f.clients[up] = c
 	f.mu.Unlock()
-	// Outermost on the upstream edge: records which client session each
-	// request is for, and maps its progress token (relay.go).
-	c.AddSendingMiddleware(f.relay.trackMiddleware(up))
-	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+}
+
+// sendingMiddleware records which client session each request to up is
+// for, and maps its progress token (relay.go).
+func (f *forwarder) sendingMiddleware(up string) mcp.Middleware {
+	return f.relay.trackMiddleware(up)
+}
+
+// receivingMiddleware answers up's elicitation and roots/list requests
+// with the client session they belong to.
+func (f *forwarder) receivingMiddleware(up string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "elicitation/create" {
 				// Before the SDK's own checks of the requested schema,
@@ -132,22 +159,22 @@ func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
-			ss, reqCtx := f.relay.target(ctx, up)
-			if ss == nil {
+			s, reqCtx := f.relay.target(ctx, up)
+			if s == nil {
 				return nil, errNoClient("roots/list")
 			}
-			ctx, done := f.sendCtx(ctx, ss, reqCtx, rootsTimeout)
+			ctx, done := f.sendCtx(ctx, s, reqCtx, rootsTimeout)
 			defer done()
 			// The SDK cannot tell "roots":{} from no roots capability
 			// on the server side, so ask: a client without roots answers
 			// with an error, which goes back to the upstream.
-			res, err := ss.ListRoots(ctx, nil)
+			res, err := s.ss.ListRoots(ctx, nil)
 			if err != nil {
 				return nil, err
 			}
 			return res, nil
 		}
-	})
+	}
 }
 
 // notifyRootsChanged tells every upstream that the client's roots changed,
@@ -198,22 +225,22 @@ func asWire(err error, target **jsonrpc.Error) bool { return errors.As(err, targ
 // rawCapture on the way in) is what the upstream gets: judging it is the
 // upstream's business.
 func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	ss, reqCtx := f.relay.target(ctx, up)
-	if ss == nil {
+	s, reqCtx := f.relay.target(ctx, up)
+	if s == nil {
 		return nil, errNoClient("elicitation/create")
 	}
-	sctx, done := f.sendCtx(ctx, ss, reqCtx, 0)
+	sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 	defer done()
 	slot := &rawResult{}
-	res, err := ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitFor(ss, up, params))
+	res, err := s.ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitFor(s, up, params))
 	if err != nil {
 		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
-			f.p.pii.elicitBack(ss, raw)
+			f.p.pii.elicitBack(s, raw)
 			return raw, nil
 		}
 		return nil, err
 	}
-	f.p.pii.elicitBack(ss, res)
+	f.p.pii.elicitBack(s, res)
 	return res, nil
 }
 
@@ -259,10 +286,10 @@ const (
 // or the proxy's shutdown (sessionAlive), and after timeout (0: none): a
 // client that never answers must not hold the upstream's connection (whose
 // Close waits for its handlers) or the proxy's shutdown.
-func (f *forwarder) sendCtx(handler context.Context, ss *mcp.ServerSession, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+func (f *forwarder) sendCtx(handler context.Context, s *Session, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	ctx, done := sendCtx(handler, reqCtx)
 	ctx, cancel := context.WithCancel(ctx)
-	stopSess := context.AfterFunc(f.sessionAlive(ss), cancel)
+	stopSess := context.AfterFunc(s.ctx, cancel)
 	var cancelT context.CancelFunc = func() {}
 	if timeout > 0 {
 		ctx, cancelT = context.WithTimeout(ctx, timeout)

@@ -21,7 +21,7 @@ import (
 type scriptHost struct {
 	p       *Proxy
 	lang    string
-	session any // the client session of run_script, for learning (learn.go)
+	session *Session // the client session of run_script, nil outside one
 
 	mu       sync.Mutex
 	searches []string // the script's own search_tools(...) queries, the last few

@@ -29,14 +29,14 @@ type learner struct {
 	key    string
 	shared bool
 
-	mu       sync.Mutex
-	sessions map[any]*recent // by client session
-	order    []any           // oldest session first, for the bound
-	timer    *time.Timer     // a pending save
-	closed   bool
+	// mu guards these and each Session's searches (session.go).
+	mu     sync.Mutex
+	timer  *time.Timer // a pending save
+	closed bool
 }
 
-// recent are a session's last searches and what they already taught.
+// recent are a session's last searches and what they already taught; each
+// Session keeps its own, guarded by the learner's mutex.
 type recent struct {
 	queries []timedQuery
 	taught  map[[2]string]bool // (query, tool)
@@ -49,7 +49,6 @@ type timedQuery struct {
 
 // Bounds of what a learner keeps about sessions.
 const (
-	learnSessions  = 256              // sessions remembered
 	learnQueries   = 4                // recent searches per session
 	learnWindow    = 15 * time.Minute // a call this long after a search no longer counts
 	learnTaughtMax = 256              // (query, tool) pairs remembered per session
@@ -64,7 +63,7 @@ const usageKey = "search/usage.json"
 // config names one (st), else from the usage file. A value that cannot be
 // read is logged and replaced by the next save.
 func newLearner(cfg *config.Config, st store.Store, log *slog.Logger) *learner {
-	l := &learner{shapes: index.NewShapes(), log: log, sessions: make(map[any]*recent)}
+	l := &learner{shapes: index.NewShapes(), log: log}
 	if cfg == nil || cfg.Search.NoLearn {
 		return l
 	}
@@ -95,21 +94,15 @@ func newLearner(cfg *config.Config, st store.Store, log *slog.Logger) *learner {
 }
 
 // searched notes a search_tools query of a client session.
-func (l *learner) searched(session any, query string) {
-	if l == nil || l.usage == nil || session == nil {
+func (l *learner) searched(s *Session, query string) {
+	if l == nil || l.usage == nil || s == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := l.sessions[session]
-	if r == nil {
-		if len(l.order) >= learnSessions {
-			delete(l.sessions, l.order[0])
-			l.order = l.order[1:]
-		}
-		r = &recent{taught: make(map[[2]string]bool)}
-		l.sessions[session] = r
-		l.order = append(l.order, session)
+	r := &s.searches
+	if r.taught == nil {
+		r.taught = make(map[[2]string]bool)
 	}
 	if len(r.queries) == learnQueries {
 		r.queries = r.queries[1:]
@@ -121,15 +114,16 @@ func (l *learner) searched(session any, query string) {
 // session: the latest search of the session or of the script itself
 // (scriptQueries, oldest first) now points at the tool, and so does an
 // earlier recent search that found it.
-func (l *learner) called(ix *index.Index, session any, scriptQueries []string, qname string) {
+func (l *learner) called(ix *index.Index, s *Session, scriptQueries []string, qname string) {
 	if l == nil || l.usage == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var qs []string
-	r := l.sessions[session]
-	if r != nil {
+	var r *recent
+	if s != nil && s.searches.taught != nil {
+		r = &s.searches
 		for _, q := range r.queries {
 			if time.Since(q.at) < learnWindow {
 				qs = append(qs, q.q)
@@ -224,15 +218,6 @@ func (l *learner) shapeStore() *index.Shapes {
 		return nil
 	}
 	return l.shapes
-}
-
-// learnSession is the client session of ctx as the learner keys it: nil
-// (not a typed nil pointer) when there is none.
-func learnSession(ctx context.Context) any {
-	if ss := sessionOf(ctx); ss != nil {
-		return ss
-	}
-	return nil
 }
 
 // learnDepth is how deep an earlier search must have found a tool for a

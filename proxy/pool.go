@@ -46,6 +46,13 @@ func newPool(ups []config.Upstream, log *slog.Logger, version string, onChange f
 	return p
 }
 
+// setScrub makes every upstream scrub its stderr with f; call before Start.
+func (p *Pool) setScrub(f func(string) string) {
+	for _, u := range p.ups {
+		u.scrub = f
+	}
+}
+
 // Start begins connecting every enabled upstream in the background.
 func (p *Pool) Start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))

@@ -82,10 +82,11 @@ type Proxy struct {
 	life     context.Context
 	stopLife context.CancelFunc
 
-	// runSlots bounds the scripts running at once across all sessions:
-	// each is a process with its own memory limit. Further runs wait.
-	runSlots chan struct{}
+	// slots bounds the scripts running at once across all sessions, and
+	// shares them between sessions (slots.go).
+	slots *runSlots
 
+	sessions   *sessions   // every client session's state (session.go)
 	workspaces *workspaces // one directory per client session
 
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
@@ -117,7 +118,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.learn = newLearner(cfg, opts.Store, log)
 	p.pii = newPIIState(cfg.PII, log)
 	p.life, p.stopLife = context.WithCancel(context.Background())
-	p.runSlots = make(chan struct{}, max(4, 2*runtime.NumCPU()))
+	p.sessions = newSessions(p.life, p.pii.newVaultFunc())
+	p.slots = newRunSlots(max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
 	if runners == nil {
 		runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log.With("component", "sandbox")})}
@@ -132,10 +134,12 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
+	p.sessions.release = p.workspaces.release
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool}, opts.Providers...))
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
+	p.pool.setScrub(p.pii.redactFunc())
 	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,
@@ -143,10 +147,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.fwd.serverOptions(sopts)
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
-	p.server.AddReceivingMiddleware(clientChain(log, p.fwd.lifetime, p.tel, p.pii)...)
-	p.server.AddReceivingMiddleware(p.fwd.middleware())
-	p.server.AddSendingMiddleware(rawCapture())
-	p.refresh() // the catalog of what the providers offer before Start
+	p.installClientChains() // chain.go
+	p.refresh()             // the catalog of what the providers offer before Start
 	for _, pr := range p.tools.list {
 		pr.Watch(p.refresh)
 	}
@@ -182,6 +184,7 @@ func (p *Proxy) Close() {
 	}
 	p.pool.Close()
 	p.learn.close()
+	p.sessions.closeAll()
 	p.workspaces.close()
 }
 

@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testChattyEnv) != "" {
 		runChattyUpstream()
 	}
+	if line := os.Getenv(testStderrExitEnv); line != "" {
+		fmt.Fprintln(os.Stderr, line)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 

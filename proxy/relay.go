@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,27 +37,21 @@ import (
 // messages with no in-flight caller go to every session (each session's
 // logging/setLevel still filters them).
 type relay struct {
-	server func() *mcp.Server // the client-facing server, for the live sessions
-	log    *slog.Logger
-
-	mu         sync.Mutex
-	seq        uint64
-	inflight   map[string]map[uint64]flight  // upstream -> call -> who made it
-	lastUser   map[string]*mcp.ServerSession // upstream -> last session to call it
-	lastActive *mcp.ServerSession
-	progress   map[string]progressRoute // token sent upstream -> the client's
+	server   func() *mcp.Server // the client-facing server, for the live sessions
+	sessions *sessions          // where each session keeps its flights and progress routes
+	log      *slog.Logger
 }
 
 // flight is a request in flight to an upstream on behalf of a client
 // session: ctx is the context of the client's request it serves.
 type flight struct {
-	ss  *mcp.ServerSession
+	s   *Session
 	ctx context.Context
 }
 
 // progressRoute is where a progress notification from upstream goes.
 type progressRoute struct {
-	session *mcp.ServerSession
+	session *Session
 	token   any             // the client's own progress token
 	ctx     context.Context // the client's request
 }
@@ -90,140 +83,131 @@ func sendCtx(handler, reqCtx context.Context) (context.Context, context.CancelFu
 	}
 }
 
-func newRelay(server func() *mcp.Server, log *slog.Logger) *relay {
-	return &relay{
-		server:   server,
-		log:      log,
-		inflight: map[string]map[uint64]flight{},
-		lastUser: map[string]*mcp.ServerSession{},
-		progress: map[string]progressRoute{},
-	}
+func newRelay(server func() *mcp.Server, reg *sessions, log *slog.Logger) *relay {
+	return &relay{server: server, sessions: reg, log: log}
 }
 
-type sessionKey struct{}
-
-// withSession records the client session a request came from in ctx; every
-// upstream request made on its behalf (directly or from a script) carries
-// it.
-func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
-	if ss == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, sessionKey{}, ss)
-}
-
-// sessionOf is the client session ctx was made for, or nil.
-func sessionOf(ctx context.Context) *mcp.ServerSession {
-	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	return ss
-}
-
-// active notes that ss just sent a request.
-func (r *relay) active(ss *mcp.ServerSession) {
-	r.mu.Lock()
-	r.lastActive = ss
-	r.mu.Unlock()
-}
-
-// begin records a request of ss (made in ctx) in flight to upstream up;
-// end(up, the id returned) ends it.
-func (r *relay) begin(up string, ss *mcp.ServerSession, ctx context.Context) uint64 {
-	r.mu.Lock()
-	r.seq++
-	id := r.seq
-	m := r.inflight[up]
+// begin records a request of s (made in ctx) in flight to upstream up;
+// the function returned ends it.
+func (r *relay) begin(up string, s *Session, ctx context.Context) (end func()) {
+	id := r.sessions.seq.Add(1)
+	s.mu.Lock()
+	m := s.flights[up]
 	if m == nil {
 		m = map[uint64]flight{}
-		r.inflight[up] = m
+		s.flights[up] = m
 	}
-	m[id] = flight{ss, ctx}
-	r.lastUser[up] = ss
-	r.mu.Unlock()
-	return id
-}
-
-func (r *relay) end(up string, id uint64) {
-	r.mu.Lock()
-	delete(r.inflight[up], id)
-	r.mu.Unlock()
+	m[id] = flight{s, ctx}
+	s.lastCall[up] = id
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.flights[up], id)
+		s.mu.Unlock()
+	}
 }
 
 // mapProgress replaces the client's progress token with one unique across
 // sessions, for the upstream; undo removes the mapping.
-func (r *relay) mapProgress(ctx context.Context, ss *mcp.ServerSession, token any) (upToken string, undo func()) {
-	r.mu.Lock()
-	r.seq++
-	upToken = fmt.Sprintf("toolfold-%d", r.seq)
-	r.progress[upToken] = progressRoute{session: ss, token: token, ctx: ctx}
-	r.mu.Unlock()
+func (r *relay) mapProgress(ctx context.Context, s *Session, token any) (upToken string, undo func()) {
+	upToken = fmt.Sprintf("toolfold-%d", r.sessions.seq.Add(1))
+	s.mu.Lock()
+	s.progress[upToken] = progressRoute{session: s, token: token, ctx: ctx}
+	s.mu.Unlock()
 	return upToken, func() {
-		r.mu.Lock()
-		delete(r.progress, upToken)
-		r.mu.Unlock()
+		s.mu.Lock()
+		delete(s.progress, upToken)
+		s.mu.Unlock()
 	}
 }
 
-// progressRoute finds where an upstream's progress token goes.
+// progressFor finds where an upstream's progress token goes.
 func (r *relay) progressFor(token any) (progressRoute, bool) {
-	s, ok := token.(string)
+	tok, ok := token.(string)
 	if !ok {
 		return progressRoute{}, false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	pr, ok := r.progress[s]
-	return pr, ok
-}
-
-// live reports the client sessions still connected.
-func (r *relay) live() map[*mcp.ServerSession]bool {
-	out := map[*mcp.ServerSession]bool{}
-	if s := r.server(); s != nil {
-		for ss := range s.Sessions() {
-			out[ss] = true
+	for _, s := range r.live() {
+		s.mu.Lock()
+		pr, ok := s.progress[tok]
+		s.mu.Unlock()
+		if ok {
+			return pr, true
 		}
 	}
-	return out
+	return progressRoute{}, false
 }
+
+// live is every client session still connected.
+func (r *relay) live() []*Session {
+	all := r.sessions.list()
+	if srv := r.server(); srv != nil {
+		// A session that is connected but has not sent a request yet is
+		// in the server's list and not yet in the registry.
+		for ss := range srv.Sessions() {
+			if s := r.sessions.get(ss); s != nil && !containsSession(all, s) {
+				all = append(all, s)
+			}
+		}
+	}
+	return all
+}
+
+func containsSession(list []*Session, s *Session) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isLive reports whether s is still connected.
+func (r *relay) isLive(s *Session) bool { return s != nil && s.ctx.Err() == nil }
 
 // target is the client session a server-to-client request from upstream up
 // goes to (steps 1, 3 and 4 above), or nil; with the context of the client
 // request it belongs to, when known.
-func (r *relay) target(ctx context.Context, up string) (*mcp.ServerSession, context.Context) {
-	ss, reqCtx, how := r.pick(ctx, up)
-	if ss != nil {
-		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", ss.ID(), "by", how)
+func (r *relay) target(ctx context.Context, up string) (*Session, context.Context) {
+	s, reqCtx, how := r.pick(ctx, up)
+	if s != nil {
+		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", s.id, "by", how)
 	}
-	return ss, reqCtx
+	return s, reqCtx
 }
 
-func (r *relay) pick(ctx context.Context, up string) (*mcp.ServerSession, context.Context, string) {
+func (r *relay) pick(ctx context.Context, up string) (*Session, context.Context, string) {
+	if s := sessionOf(ctx); r.isLive(s) {
+		return s, ctx, "context"
+	}
 	live := r.live()
-	if ss := sessionOf(ctx); ss != nil && live[ss] {
-		return ss, ctx, "context"
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var best flight
-	var bestID uint64
-	for id, f := range r.inflight[up] {
-		if live[f.ss] && id > bestID {
-			best, bestID = f, id
+	var bestID, lastCall, lastSeen uint64
+	var byCall, bySeen *Session
+	for _, s := range live {
+		s.mu.Lock()
+		for id, f := range s.flights[up] {
+			if id > bestID {
+				best, bestID = f, id
+			}
 		}
-	}
-	if best.ss != nil {
-		return best.ss, best.ctx, "request in flight"
-	}
-	if ss := r.lastUser[up]; ss != nil && live[ss] {
-		return ss, nil, "last to use the upstream"
-	}
-	if ss := r.lastActive; ss != nil && live[ss] {
-		return ss, nil, "last active"
-	}
-	if len(live) == 1 {
-		for ss := range live {
-			return ss, nil, "only session"
+		if c := s.lastCall[up]; c > lastCall {
+			lastCall, byCall = c, s
 		}
+		if s.lastSeen > lastSeen {
+			lastSeen, bySeen = s.lastSeen, s
+		}
+		s.mu.Unlock()
+	}
+	switch {
+	case best.s != nil:
+		return best.s, best.ctx, "request in flight"
+	case byCall != nil:
+		return byCall, nil, "last to use the upstream"
+	case bySeen != nil:
+		return bySeen, nil, "last active"
+	case len(live) == 1:
+		return live[0], nil, "only session"
 	}
 	return nil, nil, ""
 }
@@ -232,46 +216,26 @@ func (r *relay) pick(ctx context.Context, up string) (*mcp.ServerSession, contex
 // a request in flight there (each with that request's context), else every
 // session.
 func (r *relay) audience(ctx context.Context, up string) []flight {
+	if s := sessionOf(ctx); r.isLive(s) {
+		return []flight{{s, ctx}}
+	}
 	live := r.live()
-	if ss := sessionOf(ctx); ss != nil && live[ss] {
-		return []flight{{ss, ctx}}
-	}
-	r.mu.Lock()
-	seen := map[*mcp.ServerSession]bool{}
 	var out []flight
-	for _, f := range r.inflight[up] {
-		if live[f.ss] && !seen[f.ss] {
-			seen[f.ss] = true
+	for _, s := range live {
+		s.mu.Lock()
+		for _, f := range s.flights[up] {
 			out = append(out, f)
+			break // one message per session
 		}
+		s.mu.Unlock()
 	}
-	r.mu.Unlock()
 	if len(out) > 0 {
 		return out
 	}
-	for ss := range live {
-		out = append(out, flight{ss: ss})
+	for _, s := range live {
+		out = append(out, flight{s: s})
 	}
 	return out
-}
-
-// forget drops what the relay holds for a closed session.
-func (r *relay) forget(ss *mcp.ServerSession) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for up, s := range r.lastUser {
-		if s == ss {
-			delete(r.lastUser, up)
-		}
-	}
-	if r.lastActive == ss {
-		r.lastActive = nil
-	}
-	for tok, pr := range r.progress {
-		if pr.session == ss {
-			delete(r.progress, tok)
-		}
-	}
 }
 
 // trackMiddleware is the sending middleware of every upstream client: it
@@ -280,17 +244,17 @@ func (r *relay) forget(ss *mcp.ServerSession) {
 func (r *relay) trackMiddleware(up string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ss := sessionOf(ctx)
-			if ss == nil {
+			s := sessionOf(ctx)
+			if s == nil {
 				return next(ctx, method, req)
 			}
-			defer r.end(up, r.begin(up, ss, ctx))
+			defer r.begin(up, s, ctx)()
 			if p, ok := req.GetParams().(interface {
 				GetMeta() map[string]any
 				SetMeta(map[string]any)
 			}); ok && !isNilParams(p) {
 				if tok, has := p.GetMeta()["progressToken"]; has && tok != nil {
-					upTok, undo := r.mapProgress(ctx, ss, tok)
+					upTok, undo := r.mapProgress(ctx, s, tok)
 					defer undo()
 					meta := make(map[string]any, len(p.GetMeta()))
 					for k, v := range p.GetMeta() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -31,9 +30,6 @@ type piiState struct {
 	det     *rewrite.Detector
 	limits  rewrite.Limits
 	trusted map[string]bool
-
-	mu     sync.Mutex
-	vaults map[*mcp.ServerSession]*rewrite.Vault
 }
 
 // newPIIState builds the policy of cfg; nil when PII rewriting is off.
@@ -61,7 +57,6 @@ func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
 		det:     det,
 		limits:  rewrite.Limits{MaxEntries: cfg.VaultMaxEntries, MaxBytes: cfg.VaultMaxBytes, TTL: cfg.VaultTTL},
 		trusted: make(map[string]bool),
-		vaults:  make(map[*mcp.ServerSession]*rewrite.Vault),
 	}
 	for _, n := range cfg.TrustedUpstreams {
 		s.trusted[n] = true
@@ -69,39 +64,54 @@ func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
 	return s
 }
 
-// vaultFor returns the vault of a client session, making it on first use;
-// it is dropped when the session ends. A nil session gets a fresh vault.
-func (s *piiState) vaultFor(ss *mcp.ServerSession) *rewrite.Vault {
-	if ss == nil {
-		return rewrite.NewVault(s.det, s.limits)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.vaults[ss]; ok {
-		return v
-	}
-	v := rewrite.NewVault(s.det, s.limits)
-	s.vaults[ss] = v
-	go func() {
-		_ = ss.Wait()
-		s.mu.Lock()
-		delete(s.vaults, ss)
-		s.mu.Unlock()
-	}()
-	return v
-}
-
-// sessionVault returns the vault of a client session, or nil when PII
-// rewriting is off (a nil *rewrite.Vault leaves messages unchanged). For
-// what reaches a client outside a request of its own, such as an
-// upstream's logging notification forwarded to the session:
-//
-//	p.pii.sessionVault(ss).TokenizeLog(params)
-func (s *piiState) sessionVault(ss *mcp.ServerSession) *rewrite.Vault {
-	if s == nil || ss == nil {
+// newVault is a fresh vault: each client session has one (session.go),
+// and so has each run made outside a client session. Nil when PII
+// rewriting is off.
+func (s *piiState) newVault() *rewrite.Vault {
+	if s == nil {
 		return nil
 	}
-	return s.vaultFor(ss)
+	return rewrite.NewVault(s.det, s.limits)
+}
+
+// newVaultFunc is newVault as a function, nil when PII rewriting is off.
+func (s *piiState) newVaultFunc() func() *rewrite.Vault {
+	if s == nil {
+		return nil
+	}
+	return s.newVault
+}
+
+// redactFunc replaces personal data in text no session owns (an
+// upstream's stderr) by its type; nil when PII rewriting is off.
+func (s *piiState) redactFunc() func(string) string {
+	if s == nil {
+		return nil
+	}
+	return s.det.Redact
+}
+
+// piiListsMiddleware tokenizes, with the vault of the request's session,
+// copies of the lists the SDK serves from toolfold's registry.
+func piiListsMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			v := rewrite.FromContext(ctx)
+			if v == nil || err != nil {
+				return res, err
+			}
+			switch r := res.(type) {
+			case *mcp.ListResourcesResult:
+				return v.ResourcesFor(r), nil
+			case *mcp.ListResourceTemplatesResult:
+				return v.TemplatesFor(r), nil
+			case *mcp.ListPromptsResult:
+				return v.PromptsFor(r), nil
+			}
+			return res, err
+		}
+	}
 }
 
 // withVault returns ctx carrying v and the policy.
@@ -111,26 +121,13 @@ func (s *piiState) withVault(ctx context.Context, v *rewrite.Vault) context.Cont
 
 type piiKey struct{}
 
-// piiSessionMiddleware gives each client request its session's vault.
-func piiSessionMiddleware(s *piiState) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		if s == nil {
-			return next
-		}
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			ss, _ := req.GetSession().(*mcp.ServerSession)
-			return next(s.withVault(ctx, s.vaultFor(ss)), method, req)
-		}
-	}
-}
-
 // scriptContext makes sure a script's calls carry a vault: the client
 // session's, or one for this run alone.
 func (s *piiState) scriptContext(ctx context.Context, h *scriptHost) context.Context {
 	if s == nil || rewrite.FromContext(ctx) != nil {
 		return ctx
 	}
-	h.once.Do(func() { h.vault = s.vaultFor(nil) })
+	h.once.Do(func() { h.vault = s.newVault() })
 	return s.withVault(ctx, h.vault)
 }
 
@@ -215,5 +212,7 @@ func tokenizeResult(v *rewrite.Vault, res mcp.Result) {
 		v.TokenizePrompt(r)
 	case *mcp.ListResourcesResult:
 		v.TokenizeResourceList(r)
+	case *mcp.CompleteResult:
+		v.TokenizeComplete(r)
 	}
 }

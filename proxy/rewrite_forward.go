@@ -14,22 +14,25 @@ import (
 
 // outbound is the vault for content upstream up sends to client session
 // ss, or nil (nothing to do) when PII is off or up is trusted.
-func (s *piiState) outbound(ss *mcp.ServerSession, up string) *rewrite.Vault {
-	if s == nil || s.trusted[up] {
+func (st *piiState) outbound(s *Session, up string) *rewrite.Vault {
+	if st == nil || s == nil || st.trusted[up] {
 		return nil
 	}
-	return s.sessionVault(ss)
+	return s.vault
 }
 
 // inbound is the vault that restores tokens in a client's answer to an
 // upstream's request: trusted upstreams get real values too.
-func (s *piiState) inbound(ss *mcp.ServerSession) *rewrite.Vault {
-	return s.sessionVault(ss)
+func (st *piiState) inbound(s *Session) *rewrite.Vault {
+	if st == nil || s == nil {
+		return nil
+	}
+	return s.vault
 }
 
 // logFor is a tokenized copy of a logging notification for ss.
-func (s *piiState) logFor(ss *mcp.ServerSession, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
-	v := s.outbound(ss, up)
+func (st *piiState) logFor(s *Session, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
+	v := st.outbound(s, up)
 	if v == nil || p == nil {
 		return p
 	}
@@ -39,16 +42,16 @@ func (s *piiState) logFor(ss *mcp.ServerSession, up string, p *mcp.LoggingMessag
 }
 
 // progressFor tokenizes a progress notification's message (p is already a copy).
-func (s *piiState) progressFor(ss *mcp.ServerSession, up string, p *mcp.ProgressNotificationParams) {
-	if v := s.outbound(ss, up); v != nil {
+func (st *piiState) progressFor(s *Session, up string, p *mcp.ProgressNotificationParams) {
+	if v := st.outbound(s, up); v != nil {
 		p.Message = v.Tokenize(p.Message)
 	}
 }
 
 // samplingFor is a copy of a sampling request for ss with the text it
 // shows the model tokenized.
-func (s *piiState) samplingFor(ss *mcp.ServerSession, up string, p *mcp.CreateMessageWithToolsParams) *mcp.CreateMessageWithToolsParams {
-	v := s.outbound(ss, up)
+func (st *piiState) samplingFor(s *Session, up string, p *mcp.CreateMessageWithToolsParams) *mcp.CreateMessageWithToolsParams {
+	v := st.outbound(s, up)
 	if v == nil || p == nil {
 		return p
 	}
@@ -75,8 +78,8 @@ func (s *piiState) samplingFor(ss *mcp.ServerSession, up string, p *mcp.CreateMe
 }
 
 // samplingBack restores tokens in the model's answer before the upstream sees it.
-func (s *piiState) samplingBack(ss *mcp.ServerSession, res *mcp.CreateMessageWithToolsResult) {
-	v := s.inbound(ss)
+func (st *piiState) samplingBack(s *Session, res *mcp.CreateMessageWithToolsResult) {
+	v := st.inbound(s)
 	if v == nil || res == nil {
 		return
 	}
@@ -90,8 +93,8 @@ func (s *piiState) samplingBack(ss *mcp.ServerSession, res *mcp.CreateMessageWit
 }
 
 // elicitFor is a copy of an elicitation request for ss with its message tokenized.
-func (s *piiState) elicitFor(ss *mcp.ServerSession, up string, p *mcp.ElicitParams) *mcp.ElicitParams {
-	v := s.outbound(ss, up)
+func (st *piiState) elicitFor(s *Session, up string, p *mcp.ElicitParams) *mcp.ElicitParams {
+	v := st.outbound(s, up)
 	if v == nil || p == nil {
 		return p
 	}
@@ -101,8 +104,8 @@ func (s *piiState) elicitFor(ss *mcp.ServerSession, up string, p *mcp.ElicitPara
 }
 
 // elicitBack restores tokens in what the client answered.
-func (s *piiState) elicitBack(ss *mcp.ServerSession, res *mcp.ElicitResult) {
-	v := s.inbound(ss)
+func (st *piiState) elicitBack(s *Session, res *mcp.ElicitResult) {
+	v := st.inbound(s)
 	if v == nil || res == nil || res.Content == nil {
 		return
 	}

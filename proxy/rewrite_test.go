@@ -188,7 +188,7 @@ func TestPIITracesSeeTokens(t *testing.T) {
 // hold is not modified.
 func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
 	s := newPIIState(config.PII{}, nil)
-	v := s.vaultFor(nil)
+	v := s.newVault()
 	v.Tokenize("ann@example.com") // [EMAIL_1]
 	ctx := s.withVault(context.Background(), v)
 	var seen []string
@@ -231,7 +231,7 @@ func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
 // unchanged; one whose arguments hold none goes as it is, not copied.
 func TestDetokenizeRequestCopies(t *testing.T) {
 	s := newPIIState(config.PII{}, nil)
-	v := s.vaultFor(nil)
+	v := s.newVault()
 	v.Tokenize("ann@example.com") // [EMAIL_1]
 	withToken := &mcp.ClientRequest[mcp.Params]{Params: &mcp.CallToolParams{Name: "save", Arguments: json.RawMessage(`{"to":"[EMAIL_1]"}`)}}
 	got := detokenizeRequest(v, withToken)
@@ -283,10 +283,14 @@ func TestPIIVaultDroppedWithSession(t *testing.T) {
 	if out, _ := runLua(t, cs, `return tools.crm.profile{}.email`); !strings.Contains(out, "[EMAIL_1]") {
 		t.Fatalf("script: %s", out)
 	}
-	count := func() int {
-		p.pii.mu.Lock()
-		defer p.pii.mu.Unlock()
-		return len(p.pii.vaults)
+	count := func() int { // the live sessions' vaults
+		n := 0
+		for _, s := range p.sessions.list() {
+			if s.vault != nil {
+				n++
+			}
+		}
+		return n
 	}
 	if n := count(); n != 2 { // startProxy's session and this one
 		t.Fatalf("%d vaults, want 2", n)

@@ -71,8 +71,8 @@ func (h *scriptHost) SaveSkill(ctx context.Context, params json.RawMessage) (jso
 
 // saveRefusal says why the session of ctx may not save skills, or "".
 func (p *Proxy) saveRefusal(ctx context.Context) string {
-	ss := sessionOf(ctx)
-	http := ss != nil && ss.ID() != "" // the stdio session has no id
+	s := sessionOf(ctx)
+	http := s != nil && s.id != "" // the stdio session has no id
 	if p.cfg.Skills.MaySave(http) {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolfold/toolfold/skills"
 )
@@ -77,6 +78,10 @@ func TestSkillCall(t *testing.T) {
 	saveLua(t, store, "chatty", "for i = 1, 10 do tools.skills.double{x = i} end\nreturn 'done'")
 	cfg := testConfig()
 	cfg.Sandbox.MaxToolCalls = 12
+	// Each nested run is a process of its own; on a loaded machine under
+	// the race detector twenty of them take longer than the default 10 s.
+	// What this test checks is the shared call budget, not the time.
+	cfg.Sandbox.Timeout, cfg.Sandbox.CPUTime = time.Minute, time.Minute
 	_, cs := startProxyWith(t, cfg, &Options{Skills: store})
 
 	out, failed := runLua(t, cs, "print('before')\nlocal v = tools.skills.double{x = 21}\nprint('after')\nreturn v")

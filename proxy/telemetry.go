@@ -58,6 +58,7 @@ const (
 	attrUpstream          = attribute.Key("toolfold.upstream")            // the upstream's name in proxy.yaml
 	attrOutcome           = attribute.Key("toolfold.outcome")             // "ok" or the error.type
 	attrScriptLanguage    = attribute.Key("toolfold.script.language")     // "lua"
+	attrSlotWait          = attribute.Key("toolfold.script.slot_wait")    // seconds waited for a run slot (slots.go)
 	attrScriptLimit       = attribute.Key("toolfold.script.limit")        // the limit a run hit: timeout, memory, cpu, output, limit
 	attrScriptToolCalls   = attribute.Key("toolfold.script.tool_calls")   // tool calls the run made
 	attrScriptResultBytes = attribute.Key("toolfold.script.result_bytes") // tool result bytes kept in the sandbox
@@ -561,6 +562,15 @@ func (t *telemetry) startScript(ctx context.Context, lang, code string) (context
 		span.SetAttributes(attrScriptCode.String(truncate(code)))
 	}
 	return ctx, span
+}
+
+// slotWait records on a run's span how long it waited for a run slot
+// (slots.go).
+func (t *telemetry) slotWait(span trace.Span, waited time.Duration) {
+	if t == nil || span == nil || !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(attrSlotWait.Float64(waited.Seconds()))
 }
 
 // endScript ends a run's span and counts it: its outcome, the limit it

@@ -140,8 +140,8 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return nil, err
 	}
 	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
-	if err == nil && req.Session != nil {
-		p.learn.searched(req.Session, in.Query)
+	if s := sessionOf(ctx); err == nil && s != nil {
+		p.learn.searched(s, in.Query)
 	}
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {
@@ -216,7 +216,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.RunScript(withSession(ctx, req.Session), in.Code, in.Language)
+	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -247,14 +247,14 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	if !ok {
 		return "", false, invalidParams(fmt.Sprintf("language %q is not available here; use one of: %s", lang, strings.Join(p.langs, ", ")))
 	}
-	select {
-	case p.runSlots <- struct{}{}:
-		defer func() { <-p.runSlots }()
-	case <-ctx.Done():
-		return "", false, ctx.Err()
+	release, waited, err := p.slots.acquire(ctx, sessionOf(ctx))
+	if err != nil {
+		return "", false, err
 	}
+	defer release()
 	ctx, span := p.tel.startScript(p.topFrame(ctx), lang, code)
-	host := &scriptHost{p: p, lang: lang, session: learnSession(ctx)}
+	p.tel.slotWait(span, waited)
+	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
 	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
 		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
@@ -265,12 +265,12 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		p.log.Error("sandbox failed", "err", err)
 		return "toolfold could not run the script: " + err.Error(), true, nil
 	}
-	return p.renderRun(res, host.resultTokens.Load()), res.Err != nil, nil
+	return p.renderRun(res, host.resultTokens.Load(), waited), res.Err != nil, nil
 }
 
 // renderRun formats a run: output, "=> value", error, footer. resultTokens
 // are the tokens of the results the script's tool calls got.
-func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64) string {
+func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64, waited time.Duration) string {
 	var b strings.Builder
 	b.WriteString(res.Output)
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
@@ -293,10 +293,17 @@ func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64) string {
 	if res.ToolCalls == 1 {
 		calls = "tool call"
 	}
-	fmt.Fprintf(&b, "[toolfold: %d %s, %s tokens (%s) of results kept out of context, %s]",
+	fmt.Fprintf(&b, "[toolfold: %d %s, %s tokens (%s) of results kept out of context, %s",
 		res.ToolCalls, calls, formatCount(resultTokens), formatBytes(res.ResultBytes), formatDuration(res.Duration))
+	if waited >= slotWaitShown {
+		fmt.Fprintf(&b, ", after %s waiting for a run slot (other runs were using them)", formatDuration(waited))
+	}
+	b.WriteByte(']')
 	return b.String()
 }
+
+// slotWaitShown is the least wait for a run slot the footer mentions.
+const slotWaitShown = 50 * time.Millisecond
 
 func (p *Proxy) limits() sandbox.Limits {
 	s := p.cfg.Sandbox

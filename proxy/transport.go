@@ -40,7 +40,8 @@ type stdioTransport struct {
 	up    config.Upstream
 	log   *slog.Logger
 	tail  *lineTail
-	order *noteOrder // counts notifications as read (order.go); nil: none
+	scrub func(string) string // upstream.scrub
+	order *noteOrder          // counts notifications as read (order.go); nil: none
 
 	stderrDone chan struct{} // closed when stderr reached EOF
 	exited     chan struct{} // closed when the process was reaped
@@ -160,6 +161,9 @@ func (t *stdioTransport) logStderr(r io.Reader) {
 	br := bufio.NewReaderSize(r, 4096)
 	for {
 		line, err := readLineCapped(br, 2048)
+		if line != "" && t.scrub != nil {
+			line = t.scrub(line)
+		}
 		if line != "" {
 			t.tail.add(line)
 			t.log.Debug("upstream stderr", "line", line)

@@ -49,8 +49,13 @@ type upstream struct {
 	log      *slog.Logger
 	tel      *telemetry // nil: no telemetry
 	version  string
-	onChange func()         // called after tools or state change; must not block long
-	hooks    upstreamHooks  // passthrough handlers (forward_upstream.go); nil: none
+	onChange func()        // called after tools or state change; must not block long
+	hooks    upstreamHooks // passthrough handlers (forward_upstream.go); nil: none
+	// scrub replaces personal data in the upstream's stderr as it is
+	// read, before it is logged or kept to explain a crash: that text is
+	// quoted to every session and no session's vault owns it. Nil: kept
+	// as it is (PII rewriting off).
+	scrub    func(string) string
 	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
 
 	relist    chan struct{}
@@ -160,13 +165,10 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		u.hooks.clientOptions(u.cfg.Name, opts)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, opts)
-	client.AddSendingMiddleware(upstreamChain(u.log, u.tel, u.cfg)...)
-	// Inside the relay's tracking (added by clientCreated), outside the rest.
-	client.AddSendingMiddleware(order.sending)
+	u.installUpstreamChains(client, order) // chain.go
 	if u.hooks != nil {
 		u.hooks.clientCreated(u.cfg.Name, client)
 	}
-	client.AddReceivingMiddleware(order.receiving) // outermost: after relaying
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
 		err = u.explain("connect", ctx, err, stdio)
@@ -291,6 +293,7 @@ func (u *upstream) transport(order *noteOrder) (mcp.Transport, *stdioTransport) 
 	}
 	st := newStdioTransport(u.cfg, u.log)
 	st.order = order
+	st.scrub = u.scrub
 	return st, st
 }
 

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -46,11 +45,12 @@ type workspaces struct {
 	// children with it bound); called before it is removed or unlocked.
 	forget func(dir string)
 
+	// mu guards these and each Session's wsDir and wsLock: the directory
+	// is the session's (session.go), made here on its first run and
+	// released here when the session ends.
 	mu     sync.Mutex
 	root   string
 	next   int
-	dirs   map[*mcp.ServerSession]string
-	locks  map[*mcp.ServerSession]*os.File // persisted workspaces' locks
 	closed bool
 }
 
@@ -63,41 +63,38 @@ func newWorkspaces(limit int64, persist string, log *slog.Logger) *workspaces {
 	if limit <= 0 {
 		limit = config.DefaultSandbox.WorkspaceBytes
 	}
-	return &workspaces{limit: limit, persist: persist, log: log,
-		dirs: make(map[*mcp.ServerSession]string), locks: make(map[*mcp.ServerSession]*os.File)}
+	return &workspaces{limit: limit, persist: persist, log: log}
 }
 
 // get returns the session's workspace, creating it on first use. The
-// workspace is removed (a persisted one unlocked) when the session ends.
-func (w *workspaces) get(ss *mcp.ServerSession) (string, error) {
+// workspace is removed (a persisted one unlocked) by release, when the
+// session ends.
+func (w *workspaces) get(s *Session) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return "", errors.New("the proxy is shutting down")
 	}
-	if dir, ok := w.dirs[ss]; ok {
-		return dir, nil
+	if s.wsDir != "" {
+		return s.wsDir, nil
 	}
-	var dir string
-	if w.persist != "" && ss.ID() == "" { // the stdio session: workspace_persist.go
+	if s.ctx.Err() != nil {
+		return "", errors.New("the client session has ended")
+	}
+	if w.persist != "" && s.id == "" { // the stdio session: workspace_persist.go
 		d, lock, err := w.persisted()
 		if err != nil {
 			return "", err
 		}
-		dir, w.locks[ss] = d, lock
-	} else {
-		d, err := w.temporary()
-		if err != nil {
-			return "", err
-		}
-		dir = d
+		s.wsDir, s.wsLock = d, lock
+		return d, nil
 	}
-	w.dirs[ss] = dir
-	go func() {
-		ss.Wait()
-		w.release(ss)
-	}()
-	return dir, nil
+	d, err := w.temporary()
+	if err != nil {
+		return "", err
+	}
+	s.wsDir = d
+	return d, nil
 }
 
 // temporary makes a workspace under the root, removed with it. Called with
@@ -124,43 +121,30 @@ func (w *workspaces) temporary() (string, error) {
 }
 
 // release removes an ended session's workspace, or unlocks a persisted one.
-func (w *workspaces) release(ss *mcp.ServerSession) {
+func (w *workspaces) release(s *Session) {
 	w.mu.Lock()
-	dir, ok := w.dirs[ss]
-	lock := w.locks[ss]
-	delete(w.dirs, ss)
-	delete(w.locks, ss)
+	dir, lock := s.wsDir, s.wsLock
+	s.wsDir, s.wsLock = "", nil
 	w.mu.Unlock()
-	if ok && w.forget != nil {
+	if dir != "" && w.forget != nil {
 		w.forget(dir)
 	}
 	switch {
 	case lock != nil:
 		lock.Close() // releases the flock
-	case ok:
+	case dir != "":
 		w.remove(dir)
 	}
 }
 
-// close removes every temporary workspace and unlocks persisted ones;
-// later gets fail.
+// close removes the root of temporary workspaces; later gets fail. The
+// sessions' own workspaces are released as the sessions end
+// (sessions.closeAll runs first).
 func (w *workspaces) close() {
 	w.mu.Lock()
 	root := w.root
 	w.closed = true
-	dirs, locks := w.dirs, w.locks
-	w.dirs, w.locks = map[*mcp.ServerSession]string{}, map[*mcp.ServerSession]*os.File{}
 	w.mu.Unlock()
-	for ss, dir := range dirs {
-		if w.forget != nil {
-			w.forget(dir)
-		}
-		if lock := locks[ss]; lock != nil {
-			lock.Close()
-			continue
-		}
-		w.remove(dir)
-	}
 	if root != "" {
 		w.removeTree(root)
 	}
@@ -279,11 +263,11 @@ func (w *workspaces) overLimit(dir string) error {
 // watching its size; with no session, in a fresh directory of the
 // sandbox's.
 func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
-	ss := sessionOf(ctx)
-	if ss == nil {
+	s := sessionOf(ctx)
+	if s == nil {
 		return r.Run(ctx, req, host)
 	}
-	dir, err := p.workspaces.get(ss)
+	dir, err := p.workspaces.get(s)
 	if err != nil {
 		return nil, err
 	}

@@ -100,8 +100,10 @@ func sessionDirs(p *Proxy) []string {
 	p.workspaces.mu.Lock()
 	defer p.workspaces.mu.Unlock()
 	var dirs []string
-	for _, d := range p.workspaces.dirs {
-		dirs = append(dirs, d)
+	for _, s := range p.sessions.list() {
+		if s.wsDir != "" {
+			dirs = append(dirs, s.wsDir)
+		}
 	}
 	return dirs
 }
@@ -159,6 +161,8 @@ func TestWorkspaceUsageDoesNotFollowSymlinks(t *testing.T) {
 
 func TestWorkspacesRemovedAtClose(t *testing.T) {
 	w := newWorkspaces(0, "", nil)
+	reg := newSessions(context.Background(), nil)
+	reg.release = w.release
 	ct, st := mcp.NewInMemoryTransports()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
 	ctx := context.Background()
@@ -170,7 +174,7 @@ func TestWorkspacesRemovedAtClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := w.get(ss)
+	dir, err := w.get(reg.get(ss))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,11 +182,12 @@ func TestWorkspacesRemovedAtClose(t *testing.T) {
 	os.Mkdir(locked, 0o700)
 	os.WriteFile(filepath.Join(locked, "f"), nil, 0o600)
 	os.Chmod(locked, 0o500)
+	reg.closeAll()
 	w.close()
 	if _, err := os.Lstat(filepath.Dir(dir)); !os.IsNotExist(err) {
 		t.Errorf("workspaces root still there after close: %v", err)
 	}
-	if _, err := w.get(ss); err == nil {
+	if _, err := w.get(reg.get(ss)); err == nil {
 		t.Error("get after close succeeded")
 	}
 	cs.Close()
@@ -205,8 +210,10 @@ func TestWorkspaceMountHooks(t *testing.T) {
 		}
 	}
 	w.mount, w.unmount = record("mount"), record("unmount")
+	reg := newSessions(context.Background(), nil)
+	reg.release = w.release
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
-	var sessions []*mcp.ServerSession
+	var sessions []*Session
 	var clients []*mcp.ClientSession
 	for range 2 {
 		ct, st := mcp.NewInMemoryTransports()
@@ -218,18 +225,20 @@ func TestWorkspaceMountHooks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.get(ss); err != nil {
+		s := reg.get(ss)
+		if _, err := w.get(s); err != nil {
 			t.Fatal(err)
 		}
-		sessions, clients = append(sessions, ss), append(clients, cs)
+		sessions, clients = append(sessions, s), append(clients, cs)
 	}
 	first := sessionDir(w, sessions[0])
 	clients[0].Close()
-	sessions[0].Wait()
+	sessions[0].ss.Wait()
 	waitGone(t, first)
+	reg.closeAll()
 	w.close()
 	clients[1].Close()
-	sessions[1].Wait()
+	sessions[1].ss.Wait()
 	want := []string{"mount session-1 exists=true", "mount session-2 exists=true",
 		"unmount session-1 exists=true", "unmount session-2 exists=true"}
 	mu.Lock()
@@ -239,8 +248,8 @@ func TestWorkspaceMountHooks(t *testing.T) {
 	}
 }
 
-func sessionDir(w *workspaces, ss *mcp.ServerSession) string {
+func sessionDir(w *workspaces, s *Session) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.dirs[ss]
+	return s.wsDir
 }

@@ -1,0 +1,215 @@
+package proxy
+
+import (
+	"context"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/rewrite"
+)
+
+// Session is one client session: the stdio client, or one Mcp-Session-Id
+// over streamable HTTP. It owns everything toolfold keeps for that client,
+// so that the session's state has one place and ends in one place, however
+// the session ends (an HTTP DELETE, a dropped connection, the idle
+// timeout, the proxy's shutdown):
+//
+//   - ctx, its lifetime: every request of the session is cancelled with it
+//     (sessionMiddleware), so a running script or upstream call stops
+//     rather than being awaited;
+//   - vault, the PII tokens its client has seen (rewrite.go);
+//   - level, what it asked logging/setLevel for (forward_meta.go);
+//   - workspace, its script directory and, when persisted, its lock
+//     (workspace.go); the warm sandbox children bound to that directory
+//     go with it (Proxy.forgetWorkspace);
+//   - searches, its recent search_tools queries, for learning (learn.go);
+//   - the relay's bookkeeping: its requests in flight to each upstream
+//     and the progress tokens they carry (relay.go);
+//   - its share of the run slots (slots.go).
+//
+// Sessions are made by the registry (sessions) when their first request
+// arrives, and found in a request's context with sessionOf.
+type Session struct {
+	id     string             // the Mcp-Session-Id; "" for the stdio session
+	ss     *mcp.ServerSession // to send the client requests and notifications
+	ctx    context.Context    // ends with the session or the proxy
+	cancel context.CancelFunc
+	vault  *rewrite.Vault // nil when PII rewriting is off
+
+	// mu guards what follows, except where a field says otherwise.
+	mu       sync.Mutex
+	level    mcp.LoggingLevel             // logging/setLevel; "" when never set
+	flights  map[string]map[uint64]flight // upstream -> request seq -> the client request
+	lastCall map[string]uint64            // upstream -> seq of this session's last request there
+	lastSeen uint64                       // seq of this session's last request to toolfold
+	progress map[string]progressRoute     // progress token sent upstream -> the client's
+	approved map[string]bool              // tools a person allowed for this session (policy)
+	searches recent                       // guarded by the learner's mutex (learn.go)
+	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
+	wsDir    string                       // guarded by workspaces.mu (workspace.go)
+	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
+
+	endOnce sync.Once
+}
+
+// ID is the session's Mcp-Session-Id, "" for the stdio session.
+func (s *Session) ID() string { return s.id }
+
+// Context ends when the session does.
+func (s *Session) Context() context.Context { return s.ctx }
+
+// sessions is the registry of live client sessions.
+type sessions struct {
+	life     context.Context       // the proxy's: every session's ends with it
+	newVault func() *rewrite.Vault // nil when PII rewriting is off
+	// release undoes, when a session ends, what other parts of the proxy
+	// made for it outside the Session value: its workspace directory.
+	release func(*Session)
+
+	seq atomic.Uint64 // orders the requests the relay attributes (relay.go)
+
+	mu  sync.Mutex
+	all map[*mcp.ServerSession]*Session
+}
+
+func newSessions(life context.Context, newVault func() *rewrite.Vault) *sessions {
+	return &sessions{life: life, newVault: newVault, all: map[*mcp.ServerSession]*Session{}}
+}
+
+// get returns the Session of ss, making it on its first request; nil for a
+// nil ss (a run made outside a client session: a command, a test).
+func (r *sessions) get(ss *mcp.ServerSession) *Session {
+	if ss == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.all[ss]; ok {
+		return s
+	}
+	ctx, cancel := context.WithCancel(r.life)
+	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel,
+		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
+		progress: map[string]progressRoute{}, approved: map[string]bool{}}
+	if r.newVault != nil {
+		s.vault = r.newVault()
+	}
+	r.all[ss] = s
+	go func() {
+		_ = ss.Wait()
+		r.end(s)
+	}()
+	return s
+}
+
+// list is every live session.
+func (r *sessions) list() []*Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Session, 0, len(r.all))
+	for _, s := range r.all {
+		out = append(out, s)
+	}
+	return out
+}
+
+// cancelID cancels what the session with this id has running. The SDK
+// waits for a closing session's handlers to return before it counts the
+// session as ended, and does not cancel them: an HTTP DELETE would
+// otherwise leave its requests (and their upstream calls and scripts)
+// running to their timeouts. The session then ends as the SDK closes it.
+func (r *sessions) cancelID(id string) {
+	if id == "" {
+		return
+	}
+	for _, s := range r.list() {
+		if s.id == id {
+			s.cancel()
+		}
+	}
+}
+
+// end is the one way a session ends: its context is cancelled, it leaves
+// the registry, and what was made for it is released. Safe to call more
+// than once.
+func (r *sessions) end(s *Session) {
+	s.endOnce.Do(func() {
+		s.cancel()
+		r.mu.Lock()
+		if r.all[s.ss] == s {
+			delete(r.all, s.ss)
+		}
+		r.mu.Unlock()
+		if r.release != nil {
+			r.release(s)
+		}
+	})
+}
+
+// closeAll ends every session, at the proxy's shutdown.
+func (r *sessions) closeAll() {
+	for _, s := range r.list() {
+		r.end(s)
+	}
+}
+
+// setLevel records the session's logging level.
+func (s *Session) setLevel(l mcp.LoggingLevel) {
+	s.mu.Lock()
+	s.level = l
+	s.mu.Unlock()
+}
+
+// logLevel is the level the session asked for, "" if none.
+func (s *Session) logLevel() mcp.LoggingLevel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.level
+}
+
+type sessionKey struct{}
+
+// withSession records in ctx the client session a request came from;
+// every upstream request made on its behalf (directly or from a script)
+// carries it.
+func withSession(ctx context.Context, s *Session) context.Context {
+	if s == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// sessionOf is the client session ctx was made for, or nil.
+func sessionOf(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
+}
+
+// sessionMiddleware finds the Session of each request, puts it (and its
+// PII vault) in the request's context, and ends that context with the
+// session or, for a request without one, with the proxy.
+func sessionMiddleware(reg *sessions, pii *piiState) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			s := reg.get(ss)
+			life := reg.life
+			if s != nil {
+				life = s.ctx
+				s.mu.Lock()
+				s.lastSeen = reg.seq.Add(1)
+				s.mu.Unlock()
+				ctx = withSession(ctx, s)
+				if s.vault != nil {
+					ctx = pii.withVault(ctx, s.vault)
+				}
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(life, cancel)()
+			return next(ctx, method, req)
+		}
+	}
+}
