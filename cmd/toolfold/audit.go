@@ -11,7 +11,6 @@ import (
 
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
-	"github.com/toolfold/toolfold/internal/shorten"
 )
 
 const auditUsage = `usage: toolfold audit [-c FILE] [--file AUDIT.jsonl] [--since 1h] [--tool GLOB] [--session ID] [--args]
@@ -116,7 +115,7 @@ func printAudit(w io.Writer, entries []audit.Entry, args bool) {
 		if e.IsError {
 			result = "error"
 			if e.Error != "" {
-				result += ": " + shorten.Text(e.Error, 60)
+				result += ": " + clip(e.Error, 40)
 			}
 		}
 		what := e.Tool
@@ -125,7 +124,7 @@ func printAudit(w io.Writer, entries []audit.Entry, args bool) {
 		}
 		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", e.Time.UTC().Format("2006-01-02 15:04:05"),
 			dash(clip(e.Session, 12)), dash(e.RunID), what, dash(decision(e)), dash(e.Approval),
-			(time.Duration(e.DurationMS * float64(time.Millisecond))).Round(time.Millisecond), e.ResultBytes, result)
+			time.Duration(e.DurationMS*float64(time.Millisecond)).Round(100*time.Microsecond), e.ResultBytes, result)
 		if args {
 			row += "\t" + e.Args
 		}
