@@ -18,8 +18,31 @@ import (
 // session owns one and drops it when it ends. The zero value is empty and
 // ready; it is safe for concurrent use.
 type Approvals struct {
-	mu    sync.Mutex
-	tools map[string]bool
+	mu     sync.Mutex
+	tools  map[string]bool
+	asking map[string]chan struct{} // per tool: one question at a time
+}
+
+// turn waits until no other call of the session is asking about tool, so
+// that calls made at once (a script's Promise.all) put one question to
+// the person, and the others see an "allow for this session" answer.
+func (a *Approvals) turn(ctx context.Context, tool string) (release func(), err error) {
+	a.mu.Lock()
+	if a.asking == nil {
+		a.asking = map[string]chan struct{}{}
+	}
+	ch := a.asking[tool]
+	if ch == nil {
+		ch = make(chan struct{}, 1)
+		a.asking[tool] = ch
+	}
+	a.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Grant allows tool for the rest of the session.
@@ -191,7 +214,8 @@ type Verdict struct {
 // the session allowed the tool earlier, else asks the person with ask,
 // waiting at most the approval timeout. approvals is the calling
 // session's (nil: none); ask nil means the client cannot elicit, which
-// refuses every ask (fail closed). The error is a *Refusal, whose
+// refuses every ask (fail closed). A session asks about one tool at a
+// time: calls made at once wait for the first answer. The error is a *Refusal, whose
 // message is what the model should see; the Verdict is filled either way.
 func (p *Policy) Authorize(ctx context.Context, c Call, approvals *Approvals, ask Asker) (Verdict, error) {
 	v := Verdict{Decision: p.Decide(c.Tool)}
@@ -207,6 +231,16 @@ func (p *Policy) Authorize(ctx context.Context, c Call, approvals *Approvals, as
 	}
 	if v.Action != Ask {
 		return v, nil
+	}
+	if approvals != nil && ask != nil {
+		release, err := approvals.turn(ctx, name)
+		if err != nil {
+			v.Approval = OutcomeCancelled
+			r := refuse(ReasonCancelled)
+			r.Err = err
+			return v, r
+		}
+		defer release()
 	}
 	if approvals.Granted(name) {
 		v.Approval = OutcomeSession

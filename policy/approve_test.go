@@ -257,3 +257,48 @@ func connect(t *testing.T, opts *mcp.ClientOptions, sopts *mcp.ClientSessionOpti
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
 	return ss, cs
 }
+
+// TestAuthorizeConcurrent runs one session's calls at once, as a script's
+// Promise.all does: the person is asked once, and the other calls pass on
+// that "allow for this session".
+func TestAuthorizeConcurrent(t *testing.T) {
+	p := testPolicy(t, issuePolicy)
+	var n atomic.Int32
+	ask := answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_session"}}, nil, &n)
+	var approvals Approvals
+	done := make(chan error)
+	for range 16 {
+		go func() {
+			_, err := p.Authorize(context.Background(), Call{Tool: Tool{Name: "memory.create_entities"}, Session: "s"}, &approvals, ask)
+			done <- err
+		}()
+	}
+	for range 16 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("asked %d times, want once", got)
+	}
+	if !approvals.Granted("memory.create_entities") {
+		t.Error("allow_session was not kept")
+	}
+}
+
+func TestAuthorizeWaitsForTheQuestionInFlight(t *testing.T) {
+	p := testPolicy(t, issuePolicy)
+	var approvals Approvals
+	release, err := approvals.turn(context.Background(), "memory.create_entities")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var n atomic.Int32
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	v, err := p.Authorize(ctx, Call{Tool: Tool{Name: "memory.create_entities"}}, &approvals, answer(nil, nil, &n))
+	if !errors.Is(err, context.DeadlineExceeded) || v.Approval != OutcomeCancelled || n.Load() != 0 {
+		t.Errorf("while another call asks: %q, %v, %d asks", v.Approval, err, n.Load())
+	}
+}
