@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -300,5 +302,88 @@ func TestAuthorizeWaitsForTheQuestionInFlight(t *testing.T) {
 	v, err := p.Authorize(ctx, Call{Tool: Tool{Name: "memory.create_entities"}}, &approvals, answer(nil, nil, &n))
 	if !errors.Is(err, context.DeadlineExceeded) || v.Approval != OutcomeCancelled || n.Load() != 0 {
 		t.Errorf("while another call asks: %q, %v, %d asks", v.Approval, err, n.Load())
+	}
+}
+
+// TestQuestionsOverMultiRoundTrip runs a "script" that makes two asked
+// calls, one after the other, behind a tools/call handler that carries its
+// questions to a protocol 2026-07-28 client as input requests: the
+// client's SDK answers each with its ElicitationHandler and retries, and
+// the run goes on where it waited.
+func TestQuestionsOverMultiRoundTrip(t *testing.T) {
+	p := testPolicy(t, issuePolicy)
+	type run struct {
+		q    Questions
+		done chan string
+	}
+	var mu sync.Mutex
+	runs := map[string]*run{}
+	script := func(r *run) {
+		var outs []string
+		for range 2 {
+			v, err := p.Authorize(context.Background(), Call{Tool: Tool{Name: "memory.create_entities"}, RunID: "r1"}, nil, r.q.Ask)
+			outs = append(outs, fmt.Sprintf("%s:%v", v.Approval, err == nil))
+		}
+		r.done <- strings.Join(outs, ",")
+	}
+	handler := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		r := runs[req.Params.RequestState]
+		if r == nil {
+			r = &run{done: make(chan string, 1)}
+			runs["r1"] = r
+			go script(r)
+		}
+		mu.Unlock()
+		r.q.Answer(req.Params.InputResponses)
+		for {
+			select {
+			case out := <-r.done:
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out}}}, nil
+			case <-r.q.Asked():
+				if m := r.q.Requests(); m != nil {
+					return &mcp.CallToolResult{InputRequests: m, RequestState: "r1"}, nil
+				}
+			}
+		}
+	}
+	var answers atomic.Int32
+	person := func(_ context.Context, er *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		choice := []string{ChoiceAllowOnce, ChoiceDeny}[answers.Add(1)-1]
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{ChoiceField: choice}}, nil
+	}
+	_, cs := connect(t, &mcp.ClientOptions{ElicitationHandler: person}, nil, func(s *mcp.Server) {
+		s.AddTool(&mcp.Tool{Name: "run_script", InputSchema: json.RawMessage(`{"type":"object"}`)}, handler)
+	})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_script", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "allow_once:true,deny:false" {
+		t.Errorf("the run saw %q, want allow_once:true,deny:false", got)
+	}
+}
+
+func TestQuestionsWithdrawn(t *testing.T) {
+	var q Questions
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error)
+	go func() {
+		_, err := q.Ask(ctx, &mcp.ElicitParams{Message: "x"})
+		errc <- err
+	}()
+	<-q.Asked()
+	if m := q.Requests(); len(m) != 1 || m["approval-1"] == nil {
+		t.Fatalf("Requests = %v", m)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Ask = %v", err)
+	}
+	if m := q.Requests(); m != nil {
+		t.Errorf("a withdrawn question is still open: %v", m)
+	}
+	if n := q.Answer(mcp.InputResponseMap{"approval-1": &mcp.ElicitResult{Action: "accept"}}); n != 0 {
+		t.Errorf("Answer answered %d withdrawn questions", n)
 	}
 }

@@ -32,6 +32,14 @@
 // elicitation (an Asker, in form mode: ApprovalRequest.Params builds the
 // form, ParseApproval reads the answer) and waits at most the approval
 // timeout. A client that cannot elicit refuses every ask (fail closed).
+// On protocol 2026-07-28 and later a server may not send
+// elicitation/create while it serves a request: the question must travel
+// as an input request in the tools/call result, and the client retries
+// the call with the answer (multi round-trip requests). Questions is the
+// Asker for that case: it parks a run's questions for the run_script
+// handler to return, and hands the retried call's answers back to the
+// waiting run. Older clients are asked directly (ServerSession.Elicit).
+//
 // Every refusal is a *Refusal whose message names the rule and says what
 // to do next: how to allow the tool in proxy.yaml, when to retry, how to
 // approve a changed definition.
