@@ -102,6 +102,9 @@ func TestPolicyErrors(t *testing.T) {
 		{"audit without file", "audit:\n  max_backups: 3\n", `proxy.yaml:4:3: audit: needs file`},
 		{"audit bad size", "audit:\n  file: a.jsonl\n  max_size_mb: 10MiB\n", `audit.max_size_mb: must be a positive whole number, got "10MiB"`},
 		{"top-level typo", "polciy:\n  default: ask\n", `unknown key "polciy"; did you mean "policy"?`},
+		{"unquoted glob", "policy:\n  rules:\n    - match: *.send_*\n      action: deny\n",
+			`proxy.yaml:5: invalid YAML: did not find expected alphabetic or numeric character (a value that starts with "*" reads as a YAML alias: quote it, like match: "*.send_*")`},
+		{"unquoted glob in flow", "policy:\n  rules: [{match: *.x, action: deny}]\n", `quote it, like match: "*.send_*"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
