@@ -215,44 +215,45 @@ type Verdict struct {
 // waiting at most the approval timeout. approvals is the calling
 // session's (nil: none); ask nil means the client cannot elicit, which
 // refuses every ask (fail closed). A session asks about one tool at a
-// time: calls made at once wait for the first answer. The error is a *Refusal, whose
-// message is what the model should see; the Verdict is filled either way.
+// time: calls made at once wait for the first answer. The error is a
+// *Refusal, whose message is what the model should see; the Verdict is
+// filled either way.
 func (p *Policy) Authorize(ctx context.Context, c Call, approvals *Approvals, ask Asker) (Verdict, error) {
 	v := Verdict{Decision: p.Decide(c.Tool)}
-	name := c.Tool.Name
-	refuse := func(r Reason) *Refusal {
-		return &Refusal{Tool: name, Reason: r, Rule: v.Rule, Changed: v.Changed}
-	}
 	if v.Action == Deny {
-		return v, refuse(ReasonDenied)
+		return v, v.refusal(c.Tool.Name, ReasonDenied, nil)
 	}
-	if err := p.Limit(ctx, name, v.Decision, c.Session); err != nil {
+	if err := p.Limit(ctx, c.Tool.Name, v.Decision, c.Session); err != nil {
 		return v, err
 	}
 	if v.Action != Ask {
 		return v, nil
 	}
 	if approvals != nil && ask != nil {
-		release, err := approvals.turn(ctx, name)
+		release, err := approvals.turn(ctx, c.Tool.Name)
 		if err != nil {
 			v.Approval = OutcomeCancelled
-			r := refuse(ReasonCancelled)
-			r.Err = err
-			return v, r
+			return v, v.refusal(c.Tool.Name, ReasonCancelled, err)
 		}
 		defer release()
 	}
-	if approvals.Granted(name) {
+	return p.askFor(ctx, c, v, approvals, ask)
+}
+
+// askFor settles an ask: by the session's earlier answer, else by the
+// person's.
+func (p *Policy) askFor(ctx context.Context, c Call, v Verdict, approvals *Approvals, ask Asker) (Verdict, error) {
+	name := c.Tool.Name
+	switch {
+	case approvals.Granted(name):
 		v.Approval = OutcomeSession
 		return v, nil
-	}
-	if ask == nil {
+	case ask == nil:
 		v.Approval = OutcomeUnavailable
-		return v, refuse(ReasonNoElicitation)
+		return v, v.refusal(name, ReasonNoElicitation, nil)
 	}
-	var askErr error
-	v.Approval, askErr = p.ask(ctx, c, v.Decision, ask)
-	var r *Refusal
+	var err error
+	v.Approval, err = p.ask(ctx, c, v.Decision, ask)
 	switch v.Approval {
 	case OutcomeAllowSession:
 		if approvals != nil {
@@ -262,17 +263,20 @@ func (p *Policy) Authorize(ctx context.Context, c Call, approvals *Approvals, as
 	case OutcomeAllowOnce:
 		return v, nil
 	case OutcomeTimeout:
-		r = refuse(ReasonTimeout)
+		r := v.refusal(name, ReasonTimeout, err)
 		r.Timeout = p.ApprovalTimeout()
+		return v, r
 	case OutcomeUnavailable:
-		r = refuse(ReasonNoElicitation)
+		return v, v.refusal(name, ReasonNoElicitation, err)
 	case OutcomeCancelled:
-		r = refuse(ReasonCancelled)
-	default:
-		r = refuse(ReasonDeclined)
+		return v, v.refusal(name, ReasonCancelled, err)
 	}
-	r.Err = askErr
-	return v, r
+	return v, v.refusal(name, ReasonDeclined, err)
+}
+
+// refusal is the error for a call to tool that v does not let through.
+func (v Verdict) refusal(tool string, r Reason, err error) *Refusal {
+	return &Refusal{Tool: tool, Reason: r, Rule: v.Rule, Changed: v.Changed, Err: err}
 }
 
 // ask puts the form in front of the person and reads the answer. The

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -225,26 +224,6 @@ func (p *Policy) Label(t Tool) string {
 		parts = append(parts, "rate "+d.Rule.Rate.String())
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Rules lists the policy's rules in order, for `toolfold check`.
-func (p *Policy) Rules() []Rule {
-	if p == nil {
-		return nil
-	}
-	out := make([]Rule, 0, len(p.rules))
-	for _, r := range p.rules {
-		out = append(out, r.Rule)
-	}
-	return slices.Clip(out)
-}
-
-// Default is the action for a call no rule matches.
-func (p *Policy) Default() Action {
-	if p == nil {
-		return Allow
-	}
-	return p.def
 }
 
 // ApprovalTimeout bounds how long Authorize waits for the person.
