@@ -17,6 +17,7 @@ import (
 //	policy:
 //	  default: allow                  # allow (default) | ask | deny
 //	  approval_timeout: 2m            # how long an "ask" waits for the person
+//	  pin_tools: true                 # hold a tool whose definition changed (default)
 //	  rules:                          # first match wins
 //	    - match: memory.delete_*      # glob over server.tool (skills.NAME too)
 //	      action: deny
@@ -38,6 +39,9 @@ type Policy struct {
 	// answer; the call fails when it passes. Parse sets
 	// DefaultApprovalTimeout when the file does not say.
 	ApprovalTimeout time.Duration
+	// NoPinTools is "pin_tools: false": toolfold does not pin tools'
+	// definitions, so a tool whose definition changes is not held.
+	NoPinTools bool
 }
 
 // PolicyRule is one entry of policy.rules. It matches a call when every
@@ -106,7 +110,7 @@ var DefaultAudit = Audit{MaxSizeMB: DefaultAuditMaxSizeMB, MaxBackups: DefaultAu
 var PolicyHints = []string{"destructiveHint", "readOnlyHint", "idempotentHint", "openWorldHint"}
 
 var (
-	policyKeys = []string{"default", "rules", "approval_timeout"}
+	policyKeys = []string{"default", "rules", "approval_timeout", "pin_tools"}
 	ruleKeys   = []string{"match", "annotations", "action", "rate", "per"}
 	actions    = []string{ActionAllow, ActionAsk, ActionDeny}
 	// actionAliases are words people reach for, by the action they mean.
@@ -121,7 +125,7 @@ func (d *decoder) policy(n *yaml.Node, p *Policy) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "policy", "a map (default, rules, approval_timeout)")
+	fs, _ := d.mapping(n, "policy", "a map (default, rules, approval_timeout, pin_tools)")
 	var rules *yaml.Node
 	for _, f := range fs {
 		pth := join("policy", f.name)
@@ -133,6 +137,10 @@ func (d *decoder) policy(n *yaml.Node, p *Policy) {
 			setIf(&p.Default)(d.action(f.val, pth))
 		case "approval_timeout":
 			setIf(&p.ApprovalTimeout)(d.duration(f.val, pth))
+		case "pin_tools":
+			if b, ok := d.boolean(f.val, pth); ok {
+				p.NoPinTools = !b
+			}
 		case "rules":
 			rules = f.val // decoded once default is known: a rule without action takes it
 		default:

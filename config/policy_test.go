@@ -46,6 +46,7 @@ func TestPolicySection(t *testing.T) {
 `, Policy{Default: ActionAsk, ApprovalTimeout: 30 * time.Second, Rules: []PolicyRule{
 			{Match: "*.send_*", Action: ActionAsk, Rate: PolicyRate{Limit: 5, Window: time.Hour}, Line: 5},
 		}}},
+		{"no pins", base + "policy:\n  pin_tools: false\n", Policy{Default: ActionAllow, ApprovalTimeout: DefaultApprovalTimeout, NoPinTools: true}},
 		{"both conditions", base + "policy:\n  rules:\n    - {match: memory.*, annotations: {readOnlyHint: false, openWorldHint: false}, action: deny}\n",
 			Policy{Default: ActionAllow, ApprovalTimeout: DefaultApprovalTimeout, Rules: []PolicyRule{
 				{Match: "memory.*", Annotations: map[string]bool{"readOnlyHint": false, "openWorldHint": false}, Action: ActionDeny, Line: 6},
@@ -97,6 +98,7 @@ func TestPolicyErrors(t *testing.T) {
 		{"hint not bool", "policy:\n  rules:\n    - {annotations: {readOnlyHint: yes please}, action: allow}\n",
 			`policy.rules[0].annotations.readOnlyHint: must be true or false`},
 		{"empty hints", "policy:\n  rules:\n    - {annotations: {}, action: allow}\n", `names no annotation`},
+		{"bad pin_tools", "policy:\n  pin_tools: sometimes\n", `proxy.yaml:4:14: policy.pin_tools: must be true or false`},
 		{"bad timeout", "policy:\n  approval_timeout: forever\n", `policy.approval_timeout: invalid duration "forever"`},
 		{"audit typo", "audit:\n  file: a.jsonl\n  max_size: 5\n", `proxy.yaml:5:3: audit.max_size: unknown key "max_size"; did you mean "max_size_mb"?`},
 		{"audit without file", "audit:\n  max_backups: 3\n", `proxy.yaml:4:3: audit: needs file`},

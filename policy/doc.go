@@ -60,5 +60,6 @@
 // reports PinChanged, from then on, for a tool whose hash differs, until
 // Pins.Approve (`toolfold tools approve NAME`) accepts the new
 // definition. Pins live in the store (pins/NAME), beside the config or in
-// Redis.
+// Redis. policy.pin_tools: false (config.Policy.NoPinTools) turns pinning
+// off: the proxy then neither checks nor records pins.
 package policy

@@ -49,7 +49,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "skills: %s\n", skillsLine)
 	fmt.Fprintf(stdout, "policy: %s\n", policyStatus(cfg.Policy))
 	fmt.Fprintf(stdout, "audit: %s\n", auditStatus(cfg.Audit))
-	pinsLine, pinsBad := pinsStatus(ctx, st)
+	pinsLine, pinsBad := pinsStatus(ctx, cfg.Policy, st)
 	fmt.Fprintf(stdout, "tool pins: %s\n\n", pinsLine)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.

@@ -162,19 +162,22 @@ func TestPolicyAndAuditStatus(t *testing.T) {
 
 func TestPinsStatus(t *testing.T) {
 	ctx := context.Background()
-	if line, bad := pinsStatus(ctx, nil); line != "none (no store)" || bad {
+	if line, bad := pinsStatus(ctx, config.Policy{}, nil); line != "none (no store)" || bad {
 		t.Errorf("no store: %q %v", line, bad)
+	}
+	if line, _ := pinsStatus(ctx, config.Policy{NoPinTools: true}, nil); !strings.HasPrefix(line, "off (policy.pin_tools: false)") {
+		t.Errorf("pins off: %q", line)
 	}
 	st, _ := store.Files(t.TempDir())
 	pins := policy.NewPins(st)
 	pins.Check(ctx, "a.b", "1")
-	if line, _ := pinsStatus(ctx, st); line != "1 tool pinned, none changed" {
+	if line, _ := pinsStatus(ctx, config.Policy{}, st); line != "1 tool pinned, none changed" {
 		t.Errorf("pinsStatus = %q", line)
 	}
 	pins.Check(ctx, "a.b", "2")
 	pins.Check(ctx, "a.c", "1")
 	want := "2 tools pinned; changed since pinned (each call asks first until approved with toolfold tools approve NAME): a.b"
-	if line, bad := pinsStatus(ctx, st); line != want || bad {
+	if line, bad := pinsStatus(ctx, config.Policy{}, st); line != want || bad {
 		t.Errorf("pinsStatus = %q, %v\nwant %q", line, bad, want)
 	}
 }

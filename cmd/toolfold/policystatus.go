@@ -61,7 +61,10 @@ func auditStatus(a config.Audit) string {
 // pinsStatus is check's account of the tool pins in st, listing the tools
 // whose definition changed; bad is true when the store failed (a changed
 // tool is held, not broken).
-func pinsStatus(ctx context.Context, st store.Store) (line string, bad bool) {
+func pinsStatus(ctx context.Context, p config.Policy, st store.Store) (line string, bad bool) {
+	if p.NoPinTools {
+		return "off (policy.pin_tools: false): a tool whose definition changes is not held", false
+	}
 	if st == nil {
 		return "none (no store)", false
 	}
