@@ -47,6 +47,8 @@ func TestClaudeDesktop(t *testing.T) {
 		Sandbox:   DefaultSandbox,
 		Telemetry: Telemetry{ServiceName: DefaultServiceName},
 		Expose:    DefaultExpose,
+		Policy:    DefaultPolicy,
+		Audit:     DefaultAudit,
 		Warnings: []string{
 			file + `:2:3: ignored top-level keys "globalShortcut": toolfold reads only "mcpServers"`,
 			file + `:8:7: mcpServers.filesystem.autoApprove: ignored: toolfold does not use "autoApprove"`,

@@ -23,6 +23,8 @@ type Config struct {
 	Expose    Expose    // what clients see as tools, and how names are namespaced (expose.go)
 	Store     Store     // shared state: files beside the config, or Redis (store.go)
 	Skills    Skills    // saved skills: where they live and who may save (skills.go)
+	Policy    Policy    // which tool calls are made, asked about or refused (policy.go)
+	Audit     Audit     // a JSON line per upstream call and run; off unless File is set (policy.go)
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string
@@ -156,7 +158,8 @@ func Parse(filename string, data []byte, opts *LoadOptions) (*Config, error) {
 	if opts != nil && opts.LookupEnv != nil {
 		lookup = opts.LookupEnv
 	}
-	cfg := &Config{Sandbox: DefaultSandbox, Telemetry: Telemetry{ServiceName: DefaultServiceName}, Expose: DefaultExpose}
+	cfg := &Config{Sandbox: DefaultSandbox, Telemetry: Telemetry{ServiceName: DefaultServiceName}, Expose: DefaultExpose,
+		Policy: DefaultPolicy, Audit: DefaultAudit}
 	display := filename
 	if display == "" {
 		display = "<input>"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // env returns options whose environment is exactly vars.
@@ -70,6 +71,15 @@ func TestSampleConfig(t *testing.T) {
 	}
 	if diff := cmp.Diff(Telemetry{ServiceName: DefaultServiceName}, cfg.Telemetry); diff != "" {
 		t.Errorf("telemetry (-want +got): the sample exports nothing unless asked\n%s", diff)
+	}
+	// The sample records an audit trail and asks before destructive tools.
+	wantAudit := Audit{File: filepath.Join(repo, ".toolfold", "audit.jsonl"), MaxSizeMB: 100, MaxBackups: 10}
+	if diff := cmp.Diff(wantAudit, cfg.Audit); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+	wantPolicy := []PolicyRule{{Annotations: map[string]bool{"destructiveHint": true}, Action: ActionAsk}}
+	if diff := cmp.Diff(wantPolicy, cfg.Policy.Rules, cmpopts.IgnoreFields(PolicyRule{}, "Line")); diff != "" {
+		t.Errorf("policy rules (-want +got):\n%s", diff)
 	}
 }
 
@@ -133,6 +143,8 @@ http:
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
 		Expose:    DefaultExpose,
+		Policy:    DefaultPolicy,
+		Audit:     DefaultAudit,
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)

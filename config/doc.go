@@ -39,6 +39,17 @@
 //	skills:                         # saved skills; see Skills
 //	  dir: .toolfold/skills         # default, beside this file
 //	  save: true                    # HTTP sessions may save too (default: stdio only)
+//	policy:                         # which tool calls are made, asked about, refused; see Policy
+//	  default: allow                # allow | ask | deny
+//	  approval_timeout: 2m
+//	  rules:                        # first match wins
+//	    - {match: memory.delete_*, action: deny}
+//	    - {annotations: {destructiveHint: true}, action: ask}
+//	    - {match: "*.send_*", rate: 10/min, per: session}
+//	audit:                          # a JSON line per upstream call and run; see Audit
+//	  file: .toolfold/audit.jsonl
+//	  max_size_mb: 100
+//	  max_backups: 10
 //	telemetry:                      # OpenTelemetry; see Telemetry
 //	  traces_exporter: otlp         # otlp, console (stderr) or none
 //	  metrics_exporter: none
@@ -62,6 +73,15 @@
 // code and queries on spans; default false). Without the section nothing
 // is exported. The standard OTEL_* environment variables override it;
 // cmd/toolfold resolves the two and documents how.
+//
+// # Policy and audit
+//
+// The "policy:" section is decoded here and applied by package policy:
+// rules match a qualified tool name with a glob (match) and/or the hints
+// the tool declares (annotations); a rule without an action takes the
+// default and only limits the rate. The "audit:" section names the file
+// package audit writes; without it nothing is recorded. audit.file may
+// use ${VAR}.
 //
 // # Environment variables
 //

@@ -81,8 +81,23 @@ func yamlError(err error, data []byte) *Error {
 			}
 		}
 	}
+	if strings.Contains(msg, "did not find expected alphabetic or numeric character") && startsWithStar(data, e.Line) {
+		e.Msg += ` (a value that starts with "*" reads as a YAML alias: quote it, like match: "*.send_*")`
+	}
 	if (strings.Contains(msg, "cannot start any token") || strings.Contains(msg, "tab character")) && bytes.Contains(data, []byte("\t")) {
 		e.Msg += " (tabs cannot indent YAML: use spaces)"
 	}
 	return e
 }
+
+// startsWithStar reports whether line n (1-based) of data has a value
+// that starts with "*", as an unquoted glob does.
+func startsWithStar(data []byte, n int) bool {
+	lines := bytes.Split(data, []byte("\n"))
+	if n < 1 || n > len(lines) {
+		return false
+	}
+	return starValue.Match(lines[n-1])
+}
+
+var starValue = regexp.MustCompile(`(^|[:\[{,-])\s*\*`)

@@ -22,6 +22,10 @@ var aliases = map[string]string{
 	"otel": "telemetry", "opentelemetry": "telemetry", "tracing": "telemetry", "observability": "telemetry",
 	"url": "endpoint", "otlpendpoint": "endpoint", "service": "service_name", "traces": "traces_exporter",
 	"metrics": "metrics_exporter", "capture": "capture_content",
+	"permissions": "policy", "policies": "policy", "auditlog": "audit", "ratelimit": "rate", "limit": "rate",
+	"pattern": "match", "glob": "match", "tool": "match", "hints": "annotations", "effect": "action",
+	"decision": "action", "scope": "per", "maxsize": "max_size_mb", "backups": "max_backups", "path": "file",
+	"asktimeout": "approval_timeout", "rule": "rules",
 }
 
 // unknownKey is the message for a key that is not in known, with a

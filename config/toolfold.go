@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills"}
+	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills", "policy", "audit"}
 	httpKeys = []string{"addr", "bearer_token", "drain_timeout"}
 )
 
@@ -27,7 +27,8 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	src := &upstreamSource{baseDir: cfg.Dir, x: x}
 	found, typo := false, false
-	var piiKey *yaml.Node // trusted_upstreams are checked once upstreams are read
+	var piiKey *yaml.Node    // trusted_upstreams are checked once upstreams are read
+	var policyVal *yaml.Node // so are the servers policy rules name
 	for _, f := range fs {
 		switch f.name {
 		case "upstreams":
@@ -48,6 +49,11 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.store(f.val, &cfg.Store, x)
 		case "skills":
 			d.skills(f.val, &cfg.Skills, cfg.Dir, x)
+		case "policy":
+			d.policy(f.val, &cfg.Policy)
+			policyVal = f.val
+		case "audit":
+			d.audit(f.val, &cfg.Audit, cfg.Dir, x)
 		default:
 			if d.exposeKey(f, &cfg.Expose) {
 				continue
@@ -58,6 +64,9 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	if piiKey != nil {
 		d.checkPIIUpstreams(piiKey, cfg)
+	}
+	if policyVal != nil {
+		d.checkPolicyServers(policyVal, cfg)
 	}
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})

@@ -46,7 +46,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	storeLine, storeOK := storeStatus(ctx, cfg, st)
 	fmt.Fprintf(stdout, "store: %s\n", storeLine)
 	skillsLine, skillsBad := skillsStatus(ctx, cfg)
-	fmt.Fprintf(stdout, "skills: %s\n\n", skillsLine)
+	fmt.Fprintf(stdout, "skills: %s\n", skillsLine)
+	fmt.Fprintf(stdout, "policy: %s\n", policyStatus(cfg.Policy))
+	fmt.Fprintf(stdout, "audit: %s\n", auditStatus(cfg.Audit))
+	pinsLine, pinsBad := pinsStatus(ctx, cfg.Policy, st)
+	fmt.Fprintf(stdout, "tool pins: %s\n\n", pinsLine)
 	// check waits for every upstream's full connect timeout: it is the
 	// command for finding out why one is slow or failing.
 	runners, langs := languages(cfg, log, false)
@@ -57,7 +61,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintln(stdout)
 	printAdvertised(stdout, p)
 	failed = printLanguages(stdout, langs) || failed
-	failed = printSandbox(ctx, stdout, p) || failed || skillsBad
+	failed = printSandbox(ctx, stdout, p) || failed || skillsBad || pinsBad
 	if failed {
 		return exitFailed
 	}

@@ -6,6 +6,8 @@
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
+//	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID]
+//	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
 //	toolfold version
 //
@@ -25,6 +27,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/sandbox"
@@ -57,6 +60,10 @@ Usage:
   toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
   toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
                                              the saved skills (scripts saved to call by name)
+  toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args]
+                                             print the audit trail (audit: in the config) as a table
+  toolfold tools   [-c FILE] pins | changed | approve NAME...
+                                             tool pins: which tools changed since first seen; accept a change
   toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
   toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
@@ -93,6 +100,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "skills":
 		return cmdSkills(ctx, rest, stdout, stderr)
+	case "audit":
+		return cmdAudit(rest, stdout, stderr, time.Now())
+	case "tools":
+		return cmdTools(ctx, rest, stdout, stderr)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
 	case "bench":
