@@ -118,8 +118,13 @@ func TestSkillsSavedFromScripts(t *testing.T) {
 		t.Errorf("the saved skill's code file: %v", err)
 	}
 
-	// A new toolfold process, started later, calls the skill from Lua.
+	// A new toolfold process, started later, finds the skill with a
+	// paraphrase of its description and calls it from Lua.
 	cs2 := startStdio(t, cfg)
+	found := text(callTool(t, cs2, "search_tools", map[string]any{"query": "turn a reading in degrees C into F", "limit": 3}))
+	if !strings.Contains(found, "skills.celsius_to_fahrenheit") {
+		t.Errorf("search_tools with a paraphrase did not find the saved skill in its first 3:\n%s", found)
+	}
 	out = scriptOK(t, cs2, "print('calling')\nlocal f = tools.skills.celsius_to_fahrenheit{celsius = 100}\nprint('got', f)\nreturn f")
 	if !strings.Contains(out, "calling\nconverted\t100\ngot\t212\n=> 212\n") {
 		t.Errorf("calling the skill from Lua in a new process:\n%s", out)

@@ -45,7 +45,11 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, err
 	}
 	if skill := skillName(name); skill != "" {
-		return h.p.runSkill(h.p.pii.scriptContext(ctx, h), h, skill, args)
+		v, err := h.p.runSkill(h.p.pii.scriptContext(ctx, h), h, skill, args)
+		if err == nil {
+			h.learned(h.p.catalog.Load(), skillServer+"."+skill)
+		}
+		return v, err
 	}
 	ix := h.p.catalog.Load()
 	hit, ok := ix.Resolve(name)
@@ -83,14 +87,20 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
 	h.resultTokens.Add(int64(tokens.Estimate(string(v))))
-	h.mu.Lock()
-	searches := slices.Clone(h.searches)
-	h.mu.Unlock()
-	h.p.learn.called(ix, h.session, searches, qname)
+	h.learned(ix, qname)
 	if len(hit.Tool.OutputSchema) == 0 {
 		h.p.learn.observed(qname, v)
 	}
 	return v, nil
+}
+
+// learned teaches search that the script's recent searches led to a call
+// of qname (learn.go).
+func (h *scriptHost) learned(ix *index.Index, qname string) {
+	h.mu.Lock()
+	searches := slices.Clone(h.searches)
+	h.mu.Unlock()
+	h.p.learn.called(ix, h.session, searches, qname)
 }
 
 // Search serves search_tools(...) inside scripts.

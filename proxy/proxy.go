@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -98,6 +99,7 @@ type Proxy struct {
 	readyCheck func(context.Context) error // Options.ReadyCheck
 	store      store.Store                 // Options.Store; may be nil
 	skills     skills.Store                // saved skills (skills.go)
+	skillTools *skillProvider              // the skills as a provider's tools (skillprovider.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -136,7 +138,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.workspaces.forget = p.forgetWorkspace
 	p.sessions.release = p.workspaces.release
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
-	p.tools = newProviders(log, p.tel, append([]Provider{p.pool}, opts.Providers...))
+	p.skillTools = &skillProvider{p: p}
+	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
 	p.pool.setScrub(p.pii.redactFunc())
@@ -158,8 +161,15 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 // instructions is sent to clients at initialize: the one-paragraph method.
 const instructions = "The tools of several MCP servers are behind this proxy. Find them with search_tools, then call them from a run_script script; only what the script prints or returns comes back."
 
-// Start connects every upstream in the background.
-func (p *Proxy) Start(ctx context.Context) { p.pool.Start(ctx) }
+// Start connects every upstream in the background, and reads the saved
+// skills (and reads them again every so often, for those saved elsewhere).
+func (p *Proxy) Start(ctx context.Context) {
+	p.pool.Start(ctx)
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	p.skillTools.reload(rctx)
+	cancel()
+	go p.skillTools.poll(p.life)
+}
 
 // WaitReady waits until each upstream's first connection attempt is over,
 // and the prompts and resources of those connected are listed.

@@ -118,9 +118,13 @@ func (p *Proxy) runnerList() []sandbox.Runner {
 	return out
 }
 
-// skillsChanged is called after a skill is saved or removed. The catalog
-// picks skills up through their provider.
-func (p *Proxy) skillsChanged() {}
+// skillsChanged is called after a skill is saved through this proxy: the
+// skills provider reads the list again, and the catalog follows.
+func (p *Proxy) skillsChanged() {
+	ctx, cancel := context.WithTimeout(p.life, 5*time.Second)
+	defer cancel()
+	p.skillTools.reload(ctx)
+}
 
 // checkTimeout bounds compiling a skill's code.
 const checkTimeout = 20 * time.Second

@@ -106,3 +106,31 @@ func TestSkillCall(t *testing.T) {
 		t.Errorf("shared call budget: %s", out)
 	}
 }
+
+// Saved skills are tools of the server "skills": search_tools ranks them
+// with the upstreams' (its server filter takes "skills"), one saved in
+// this session appears at once, and passthrough exposes them.
+func TestSkillsAreSearchable(t *testing.T) {
+	store := skills.NewFiles(filepath.Join(t.TempDir(), "skills"))
+	cfg := testConfig(httpUpstream(t, "remote", newTestServer()))
+	cfg.Expose.Mode = "hybrid"
+	_, cs := startProxyWith(t, cfg, &Options{Skills: store})
+	if out, _ := callText(t, cs, "search_tools", map[string]any{"query": "triple a number"}); strings.Contains(out, "skills.triple") {
+		t.Fatalf("found before it was saved:\n%s", out)
+	}
+	if out, failed := runLua(t, cs, `return skills.save{name = "triple", description = "Multiply a number by three", code = "return args.x * 3",
+	parameters = {type = "object", properties = {x = {type = "number"}}, required = {"x"}}}`); failed {
+		t.Fatal(out)
+	}
+	out, _ := callText(t, cs, "search_tools", map[string]any{"query": "multiply a number by three", "limit": 3})
+	if !strings.Contains(out, "skills.triple") || !strings.Contains(out, "saved skill") {
+		t.Errorf("search_tools after the save:\n%s", out)
+	}
+	out, _ = callText(t, cs, "search_tools", map[string]any{"query": "number", "server": "skills"})
+	if !strings.Contains(out, "skills.triple") || strings.Contains(out, "remote.") {
+		t.Errorf("search_tools with server skills:\n%s", out)
+	}
+	if out, failed := runLua(t, cs, `return tools.skills.triple{x = 14}`); failed || !strings.Contains(out, "=> 42") {
+		t.Errorf("calling the skill: %s", out)
+	}
+}

@@ -187,3 +187,12 @@ func (o *callOutput) text() string {
 	}
 	return string(o.buf)
 }
+
+// CaptureCallOutput returns a context whose CallOutput is kept, and the
+// function that returns what was kept: for a skill run outside any
+// script's call (a passthrough tools/call), whose printed output has no
+// script output to land in.
+func CaptureCallOutput(ctx context.Context) (context.Context, func() string) {
+	o := &callOutput{}
+	return context.WithValue(ctx, callOutputKey{}, o), o.text
+}

@@ -1,0 +1,160 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/skills"
+)
+
+// skillServer is the namespace of saved skills: tools.skills.NAME.
+const skillServer = "skills"
+
+// skillProvider offers the saved skills as the tools of one server,
+// "skills", so that search_tools ranks them with every other tool (and its
+// server filter takes "skills"), passthrough and hybrid can expose them,
+// and a script calls them as tools.skills.NAME (host.go runs them as nested
+// runs, skillrun.go).
+//
+// Servers must not block on I/O, so the provider keeps a snapshot of the
+// store's list: read at start, after a save through this proxy, and every
+// skillPoll while the proxy runs, which is how a skill saved by another
+// replica on a shared store, or a folder a person added, appears.
+type skillProvider struct {
+	p *Proxy
+
+	mu      sync.Mutex
+	tools   []*mcp.Tool
+	sig     string // the snapshot's names and descriptions, to tell a change
+	err     string // why the store could not be read, if it could not
+	changed func()
+}
+
+// skillPoll is how often the skills store is read again for changes made
+// elsewhere.
+var skillPoll = 10 * time.Second
+
+var _ Provider = (*skillProvider)(nil)
+
+func (sp *skillProvider) Name() string { return "skills" }
+
+func (sp *skillProvider) Watch(changed func()) {
+	sp.mu.Lock()
+	sp.changed = changed
+	sp.mu.Unlock()
+}
+
+func (sp *skillProvider) Servers() []ProvidedServer {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	s := ProvidedServer{Name: skillServer, State: StateReady, Tools: sp.tools,
+		Description: "scripts saved with skills.save, called like tools"}
+	if sp.err != "" && len(sp.tools) == 0 {
+		s.State, s.Err = StateDown, sp.err
+	}
+	return []ProvidedServer{s}
+}
+
+// reload reads the store's list; when it changed, the catalog is rebuilt.
+func (sp *skillProvider) reload(ctx context.Context) {
+	list, err := sp.p.skills.List(ctx)
+	tools := make([]*mcp.Tool, 0, len(list))
+	var sig strings.Builder
+	for _, s := range list {
+		tools = append(tools, skillTool(s))
+		fmt.Fprintf(&sig, "%s\x00%s\x00%s\x00%s\x00%s\n", s.Name, s.Description, s.Language, s.Parameters, s.Result)
+	}
+	msg := ""
+	if err != nil && !errors.Is(err, skills.ErrNotFound) {
+		msg = "cannot read the skills: " + err.Error()
+		sp.p.log.Warn(msg, "component", "skills")
+	}
+	sp.mu.Lock()
+	same := sig.String() == sp.sig && msg == sp.err
+	if !same {
+		sp.tools, sp.sig, sp.err = tools, sig.String(), msg
+	}
+	changed := sp.changed
+	sp.mu.Unlock()
+	if !same && changed != nil {
+		changed()
+	}
+}
+
+// poll reloads every skillPoll until ctx ends.
+func (sp *skillProvider) poll(ctx context.Context) {
+	t := time.NewTicker(skillPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			sp.reload(rctx)
+			cancel()
+		}
+	}
+}
+
+// skillTool is a skill as a tool: its parameters the input schema, its
+// result shape the output schema, marked as a skill in its description.
+func skillTool(s *skills.Skill) *mcp.Tool {
+	in := json.RawMessage(`{"type":"object"}`)
+	if len(s.Parameters) > 0 {
+		in = s.Parameters
+	}
+	t := &mcp.Tool{Name: s.Name, Title: "skill", InputSchema: in,
+		Description: strings.TrimSpace(s.Description) + " (saved skill, " + s.Language + ")"}
+	if len(s.Result) > 0 {
+		var m map[string]any
+		if json.Unmarshal(s.Result, &m) == nil && m["type"] == "object" {
+			t.OutputSchema = s.Result
+		}
+	}
+	if s.Notes != "" {
+		t.Description += "\n\n" + strings.TrimSpace(s.Notes)
+	}
+	return t
+}
+
+// CallTool runs a skill for a call made outside a script (passthrough,
+// hybrid): a top-level run of its own, which takes a run slot. Its printed
+// output comes before its value.
+func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	if server != skillServer {
+		return nil, fmt.Errorf("no server named %q", server)
+	}
+	args, _ := json.Marshal(params.Arguments)
+	if raw, ok := params.Arguments.(json.RawMessage); ok {
+		args = raw
+	}
+	release, _, err := sp.p.slots.acquire(ctx, sessionOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	host := &scriptHost{p: sp.p, session: sessionOf(ctx)}
+	ctx, printed := sandbox.CaptureCallOutput(ctx)
+	v, err := sp.p.runSkill(ctx, host, params.Name, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
+	text := printed() + string(v)
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	var structured map[string]any
+	if json.Unmarshal(v, &structured) == nil && structured != nil {
+		res.StructuredContent = structured
+	}
+	return res, nil
+}
