@@ -29,8 +29,11 @@
 //     "github". Each query word or known phrase is a concept that matches
 //     through its best alternative: itself, its synonyms and abbreviations
 //     from a table of general tool vocabulary (synonyms.go, at a lower
-//     weight), and for a word the index does not know, vocabulary words one
-//     or two edits away (typos) or its parts ("readfile" → read file). All
+//     weight), the words WordNet 3.1 relates to it in its two commonest
+//     senses, synonyms and derived words ("link" → connect, "relate" →
+//     relation; wordnet.go, weight 0.4, only words some tool uses), and for
+//     a word the index does not know, vocabulary words one or two edits
+//     away (typos) or its parts ("readfile" → read file). All
 //     alternatives of a concept share one idf, so a synonym never outscores
 //     the word the query said; a phrase scores as the mean of its words.
 //     Literal values in a query (URLs, paths, file names, e-mail addresses,
