@@ -60,7 +60,9 @@
 // split at then, and, after that, followed by, ";", ...; steps.go) is also
 // ranked step by step, and the rankings are fused by reciprocal rank (the
 // whole query weighs 1, each step 0.5); each step's best tool is placed
-// among the first hits, so every step has its tool near the top.
+// among the first hits, so every step has its tool near the top, when it
+// matches its step well (a score of at least 0.6): a step that names no
+// tool ("and tell me why") has only a guess, which would push out a good hit.
 //
 // Before parsing, everyday phrasings are rewritten to the words tools use
 // (idioms.go): "let the team know" → notify, "throw it away" → delete,
