@@ -515,13 +515,25 @@ func (lex *lexicon) appendRelated(alts []alternative, w string) []alternative {
 	if wordnetWeight == 0 {
 		return alts
 	}
-	for _, r := range related(w) {
-		if lex.terms[r] == nil || slices.ContainsFunc(alts, func(a alternative) bool {
-			return len(a.terms) == 1 && a.terms[0] == r
-		}) {
-			continue
+	rel := related(w)
+	n := len(alts)
+	for _, r := range rel {
+		if lex.terms[r] != nil && !hasAlt(alts[:n], r) {
+			if len(alts) == n {
+				alts = slices.Grow(alts, len(rel))
+			}
+			alts = append(alts, alternative{terms: []string{r}, weight: wordnetWeight})
 		}
-		alts = append(alts, alternative{terms: []string{r}, weight: wordnetWeight})
 	}
 	return alts
+}
+
+// hasAlt reports whether an alternative is the single term t.
+func hasAlt(alts []alternative, t string) bool {
+	for _, a := range alts {
+		if len(a.terms) == 1 && a.terms[0] == t {
+			return true
+		}
+	}
+	return false
 }
