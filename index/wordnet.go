@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
-	"strings"
+	"slices"
 	"sync"
 )
 
@@ -40,21 +40,30 @@ func loadWordnet() {
 		panic("index: embedded wordnet data: " + err.Error())
 	}
 	sc := bufio.NewScanner(zr)
+	stems := make(map[string]string, 1<<15) // word → stem, one string per word
+	stemOf := func(w []byte) string {
+		s, ok := stems[string(w)] // no allocation for the lookup
+		if !ok {
+			s = stem(string(w))
+			stems[string(w)] = s
+		}
+		return s
+	}
 	var ws []string
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 3 {
+		line := sc.Bytes()
+		if len(line) < 2 {
 			continue
 		}
 		ws = ws[:0]
-		for _, w := range f[1:] {
-			if s := stem(w); !stopwords[w] && !containsStr(ws, s) {
+		for w := range bytes.FieldsSeq(line[2:]) { // after the kind, "s " or "d "
+			if s := stemOf(w); !stopwords[string(w)] && !slices.Contains(ws, s) {
 				ws = append(ws, s)
 			}
 		}
 		for _, a := range ws {
 			for _, b := range ws {
-				if a != b && !containsStr(wordnetIdx[a], b) {
+				if a != b && !slices.Contains(wordnetIdx[a], b) {
 					wordnetIdx[a] = append(wordnetIdx[a], b)
 				}
 			}
@@ -63,13 +72,4 @@ func loadWordnet() {
 	if err := sc.Err(); err != nil {
 		panic("index: embedded wordnet data: " + err.Error())
 	}
-}
-
-func containsStr(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
