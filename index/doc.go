@@ -29,8 +29,11 @@
 //     "github". Each query word or known phrase is a concept that matches
 //     through its best alternative: itself, its synonyms and abbreviations
 //     from a table of general tool vocabulary (synonyms.go, at a lower
-//     weight), and for a word the index does not know, vocabulary words one
-//     or two edits away (typos) or its parts ("readfile" → read file). All
+//     weight), the words WordNet 3.1 relates to it in its two commonest
+//     senses, synonyms and derived words ("link" → connect, "relate" →
+//     relation; wordnet.go, weight 0.4, only words some tool uses), and for
+//     a word the index does not know, vocabulary words one or two edits
+//     away (typos) or its parts ("readfile" → read file). All
 //     alternatives of a concept share one idf, so a synonym never outscores
 //     the word the query said; a phrase scores as the mean of its words.
 //     Literal values in a query (URLs, paths, file names, e-mail addresses,
@@ -57,7 +60,9 @@
 // split at then, and, after that, followed by, ";", ...; steps.go) is also
 // ranked step by step, and the rankings are fused by reciprocal rank (the
 // whole query weighs 1, each step 0.5); each step's best tool is placed
-// among the first hits, so every step has its tool near the top.
+// among the first hits, so every step has its tool near the top, when it
+// matches its step well (a score of at least 0.6): a step that names no
+// tool ("and tell me why") has only a guess, which would push out a good hit.
 //
 // Before parsing, everyday phrasings are rewritten to the words tools use
 // (idioms.go): "let the team know" → notify, "throw it away" → delete,

@@ -87,6 +87,7 @@ func New(tools []Tool, servers []ServerInfo) *Index {
 	ix.nameTools(status)
 	ix.indexNames()
 	ix.lex = buildLexicon(ix.docs, status)
+	go wordnetOnce.Do(loadWordnet) // ready by the first search, off its path
 	return ix
 }
 

@@ -317,6 +317,9 @@ func (lex *lexicon) concept(phrase []string, raw string, weight float64) concept
 	c := concept{alts: []alternative{{terms: own, weight: 1}}, weight: weight}
 	key := strings.Join(own, " ")
 	c.alts = append(c.alts, synonyms()[key]...) // copies: the table is shared
+	if len(own) == 1 {
+		c.alts = lex.appendRelated(c.alts, key)
+	}
 	if len(own) == 1 && lex.terms[key] == nil && weight == 1 {
 		c.alts = append(c.alts, lex.repairs(key, raw)...)
 	}
@@ -504,4 +507,33 @@ func mergeConcepts(cs []concept) []concept {
 		out = append(out, c)
 	}
 	return out
+}
+
+// appendRelated appends the words WordNet relates to a query word that
+// some tool uses and no alternative has yet, at wordnetWeight.
+func (lex *lexicon) appendRelated(alts []alternative, w string) []alternative {
+	if wordnetWeight == 0 {
+		return alts
+	}
+	rel := related(w)
+	n := len(alts)
+	for _, r := range rel {
+		if lex.terms[r] != nil && !hasAlt(alts[:n], r) {
+			if len(alts) == n {
+				alts = slices.Grow(alts, len(rel))
+			}
+			alts = append(alts, alternative{terms: []string{r}, weight: wordnetWeight})
+		}
+	}
+	return alts
+}
+
+// hasAlt reports whether an alternative is the single term t.
+func hasAlt(alts []alternative, t string) bool {
+	for _, a := range alts {
+		if len(a.terms) == 1 && a.terms[0] == t {
+			return true
+		}
+	}
+	return false
 }

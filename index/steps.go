@@ -20,6 +20,10 @@ var (
 	stepWeight    = 0.5
 	stepDepth     = 30
 	stepGuarantee = true
+	// stepSure is the score a step's best tool needs to be placed among
+	// the first hits: a step that no tool matches well ("tell me why")
+	// names no tool, and its best guess would push out a good hit.
+	stepSure = 0.6
 )
 
 // stepBreaks are the words and marks that start a new step, longest
@@ -106,7 +110,7 @@ func (ix *Index) rankSteps(query string, steps []string, server string, limit in
 	for _, s := range steps {
 		cands := ix.rank(s, server, depth, u)
 		add(cands, stepWeight)
-		if len(cands) > 0 && !slices.Contains(firsts, cands[0].doc) {
+		if len(cands) > 0 && cands[0].score >= stepSure && !slices.Contains(firsts, cands[0].doc) {
 			firsts = append(firsts, cands[0].doc)
 		}
 	}

@@ -49,3 +49,26 @@ func TestTwoStepsBothSurface(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsureStepNotPromoted: a step that no tool matches well ("improve
+// my mood" matches one parameter description) does not push its best guess
+// into the first three hits, above tools of the step that names a tool.
+func TestUnsureStepNotPromoted(t *testing.T) {
+	ix := New([]Tool{
+		{Server: "s", Name: "list_issues", Description: "List open issues."},
+		{Server: "s", Name: "list_issues_by_label", Description: "List open issues with a label."},
+		{Server: "s", Name: "list_issue_comments", Description: "List the comments of an issue."},
+		{Server: "s", Name: "list_closed_issues", Description: "List closed issues."},
+		{Server: "s", Name: "list_issue_events", Description: "List the events of an issue."},
+		{Server: "s", Name: "set_color", Description: "Set the lamp's color.",
+			InputSchema: obj(map[string]any{"color": prop("string", "A color that suits the mood.")})},
+	}, nil)
+	hits := ix.Search("list the open issues and then improve my mood", SearchOptions{Limit: 5})
+	var top []string
+	for _, h := range hits {
+		top = append(top, h.Tool.Name)
+	}
+	if i := slices.Index(top, "set_color"); i >= 0 && i < 3 {
+		t.Errorf("hits %q: an unsure step's guess ranks %d", top, i+1)
+	}
+}
