@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolfold/toolfold/rewrite"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,7 +19,7 @@ import (
 type PII struct {
 	Disabled bool // "enabled: false"
 	// Detectors holds the detectors the file switched on or off, by name
-	// (rewrite.DetectorNames); a detector that is absent is on.
+	// (PIIDetectors); a detector that is absent is on.
 	Detectors    map[string]bool
 	PhoneRegions []string // ISO 3166 codes, upper-cased (US, DE, …)
 	Allow        []string // values never tokenized
@@ -28,7 +27,7 @@ type PII struct {
 	// TrustedUpstreams are upstream names whose results reach the model
 	// untokenized (their arguments are still detokenized).
 	TrustedUpstreams []string
-	// The per-session vault's bounds; zero means rewrite.DefaultLimits.
+	// The per-session vault's bounds; zero means the rewrite package's defaults.
 	VaultMaxEntries int
 	VaultMaxBytes   int64
 	VaultTTL        time.Duration
@@ -67,8 +66,8 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 			items, _ := d.strList(f.val, p)
 			for _, it := range items {
 				code := strings.ToUpper(strings.TrimSpace(it.Value))
-				if !slices.Contains(rewrite.PhoneRegions(), code) {
-					d.errorf(it, p, "no national phone format for %q; use one of %s (international +CC numbers are found whatever the regions)", it.Value, strings.Join(rewrite.PhoneRegions(), ", "))
+				if !slices.Contains(PhoneRegionCodes, code) {
+					d.errorf(it, p, "no national phone format for %q; use an ISO 3166 region code, such as US, GB or DE (international +CC numbers are found whatever the regions)", it.Value)
 					continue
 				}
 				pii.PhoneRegions = append(pii.PhoneRegions, code)
@@ -100,8 +99,8 @@ func (d *decoder) piiDetectors(n *yaml.Node, p string, pii *PII) {
 	}
 	pii.Detectors = make(map[string]bool)
 	for _, f := range fs {
-		if !slices.Contains(rewrite.DetectorNames(), f.name) {
-			d.errorf(f.key, join(p, f.name), "%s", unknownKey(f.name, rewrite.DetectorNames()))
+		if !slices.Contains(PIIDetectors, f.name) {
+			d.errorf(f.key, join(p, f.name), "%s", unknownKey(f.name, PIIDetectors))
 			continue
 		}
 		if on, ok := d.boolean(f.val, join(p, f.name)); ok {
@@ -141,7 +140,7 @@ func (d *decoder) piiCustom(n *yaml.Node, p string, pii *PII) {
 		case nameNode == nil || patNode == nil:
 			d.errorf(item, ip, "needs both name and pattern")
 			continue
-		case !rewrite.ValidCustomName(c.Name):
+		case !validCustomName(c.Name):
 			d.errorf(nameNode, join(ip, "name"), "%q: use letters, digits and '_', starting with a letter (it becomes the token type, e.g. [EMPLOYEE_ID_1]), and not a built-in type", c.Name)
 			continue
 		case seen[strings.ToUpper(c.Name)]:
