@@ -1,0 +1,74 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+)
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// olderHTTPServer serves server over streamable HTTP, answering the
+// 2026-07-28 server/discover probe with a plain 400, as HTTP servers
+// written before that protocol version do.
+func olderHTTPServer(t testing.TB, server *mcp.Server) *httptest.Server {
+	t.Helper()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			http.Error(w, "Bad Request", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestDiscoverProbeOfOlderServerIsNotAWarning(t *testing.T) {
+	ts := olderHTTPServer(t, newTestServer())
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	up := config.Upstream{Name: "old", Transport: "http", URL: ts.URL,
+		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	p, _ := startProxyWith(t, testConfig(up), &Options{Logger: log})
+	if st := p.Status()[0]; st.State != StateReady {
+		t.Fatalf("status = %+v, want ready after falling back to initialize", st)
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "server/discover") && !strings.Contains(line, "level=DEBUG") {
+			t.Errorf("the probe of an older server logs above debug: %s", line)
+		}
+	}
+	if !strings.Contains(logs.String(), "server/discover") {
+		t.Errorf("no debug line for the probe; logs:\n%s", logs.String())
+	}
+}
+
