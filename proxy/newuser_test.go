@@ -71,4 +71,3 @@ func TestDiscoverProbeOfOlderServerIsNotAWarning(t *testing.T) {
 		t.Errorf("no debug line for the probe; logs:\n%s", logs.String())
 	}
 }
-
