@@ -71,3 +71,31 @@ func TestDiscoverProbeOfOlderServerIsNotAWarning(t *testing.T) {
 		t.Errorf("no debug line for the probe; logs:\n%s", logs.String())
 	}
 }
+
+func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
+	// An HTTP upstream that went away reads as a stdio one that crashed:
+	// unavailable, reconnected automatically.
+	setVar(t, &backoffMin, 50*time.Millisecond)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newTestServer() }, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	up := config.Upstream{Name: "remote", Transport: "http", URL: ts.URL,
+		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	p, cs := startProxy(t, testConfig(up))
+	if text, isErr := runLua(t, cs, `return tools.remote.add{a=1, b=2}`); isErr {
+		t.Fatalf("call before the server went away: %q", text)
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	text, isErr := runLua(t, cs, `return tools.remote.add{a=1, b=2}`)
+	if !isErr || !strings.Contains(text, `upstream "remote" is unavailable`) || strings.Contains(text, "rejected by transport") {
+		t.Errorf("call after the server went away: %q; want it named unavailable, reconnecting", text)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status()[0].State == StateReady && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := p.Status()[0]; st.State == StateReady {
+		t.Errorf("status after the server went away = %+v; want it reconnecting", st)
+	}
+}
