@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 )
@@ -97,5 +100,21 @@ func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
 	}
 	if st := p.Status()[0]; st.State == StateReady {
 		t.Errorf("status after the server went away = %+v; want it reconnecting", st)
+	}
+}
+
+func TestCallingAnUpstreamToolDirectlySaysHow(t *testing.T) {
+	_, cs := startProxy(t, testConfig(stdioUpstream("calc")))
+	for _, name := range []string{"add", "calc.add"} {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"a": 1, "b": 2}})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+			t.Fatalf("call %s: err = %v; want an invalid-params error", name, err)
+		}
+		for _, want := range []string{"unknown tool", "search_tools", "run_script", "calc.add"} {
+			if !strings.Contains(werr.Message, want) {
+				t.Errorf("call %s: %q lacks %q", name, werr.Message, want)
+			}
+		}
 	}
 }
