@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
@@ -115,6 +116,29 @@ func TestCallingAnUpstreamToolDirectlySaysHow(t *testing.T) {
 			if !strings.Contains(werr.Message, want) {
 				t.Errorf("call %s: %q lacks %q", name, werr.Message, want)
 			}
+		}
+	}
+}
+
+func TestRunScriptSaysTheWorkspacePersists(t *testing.T) {
+	const want = "persist between runs in this session"
+	for _, tc := range []struct {
+		langs []string
+		says  bool
+	}{
+		{[]string{"lua"}, false}, // Lua has no file functions
+		{[]string{"lua", "python"}, true},
+		{[]string{"javascript"}, true},
+	} {
+		var runners []sandbox.Runner
+		for _, l := range tc.langs {
+			runners = append(runners, namedRunner(l))
+		}
+		p := New(testConfig(), &Options{Runners: runners})
+		run := p.AdvertisedTools()[1]
+		p.Close()
+		if got := strings.Contains(run.Description, want); got != tc.says {
+			t.Errorf("%v: run_script's description mentions the workspace: %v, want %v:\n%s", tc.langs, got, tc.says, run.Description)
 		}
 	}
 }
