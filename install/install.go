@@ -67,7 +67,7 @@ func Install(o Options) (*Report, error) {
 	var moved []string
 	for _, name := range slices.Clone(f.servers.keys) {
 		v, _ := f.servers.get(name)
-		if isToolfoldEntry(v) {
+		if f.isToolfoldEntry(v) {
 			continue
 		}
 		if have, ok := f.tfserv.get(name); ok {
@@ -88,7 +88,7 @@ func Install(o Options) (*Report, error) {
 		f.servers.remove(name)
 	}
 	for _, name := range slices.Clone(f.servers.keys) { // an older toolfold entry, under any name
-		if v, _ := f.servers.get(name); isToolfoldEntry(v) {
+		if v, _ := f.servers.get(name); f.isToolfoldEntry(v) {
 			f.servers.remove(name)
 		}
 	}
@@ -116,7 +116,7 @@ func Uninstall(o Options) (*Report, error) {
 	r := &Report{}
 	removed := false
 	for _, name := range slices.Clone(f.servers.keys) {
-		if v, _ := f.servers.get(name); isToolfoldEntry(v) {
+		if v, _ := f.servers.get(name); f.isToolfoldEntry(v) {
 			f.servers.remove(name)
 			removed = true
 		}
@@ -219,17 +219,18 @@ func entryArgv(o Options) []string {
 	return []string{o.Exe, "serve", "-c", o.ToolfoldFile}
 }
 
-// isToolfoldEntry reports an entry that runs `toolfold serve`.
-func isToolfoldEntry(v json.RawMessage) bool {
+// isToolfoldEntry reports an entry that runs `toolfold serve`: this
+// binary, or one named toolfold, or any command serving toolfold's file.
+func (f *files) isToolfoldEntry(v json.RawMessage) bool {
 	var e struct {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	if json.Unmarshal(v, &e) != nil {
+	if json.Unmarshal(v, &e) != nil || len(e.Args) == 0 || e.Args[0] != "serve" {
 		return false
 	}
 	base := strings.TrimSuffix(filepath.Base(e.Command), ".exe")
-	return base == "toolfold" && len(e.Args) > 0 && e.Args[0] == "serve"
+	return base == "toolfold" || e.Command == f.o.Exe || slices.Contains(e.Args, f.o.ToolfoldFile)
 }
 
 func (f *files) usedByOthers(name string) bool {
@@ -287,7 +288,13 @@ func (f *files) backupName() string {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return f.o.ClientFile + ".toolfold-backup-" + now.UTC().Format("20060102T150405Z")
+	name := f.o.ClientFile + ".toolfold-backup-" + now.UTC().Format("20060102T150405Z")
+	for i, try := 2, name; ; i++ { // never overwrite an earlier backup
+		if _, err := os.Lstat(try); errors.Is(err, fs.ErrNotExist) {
+			return try
+		}
+		try = fmt.Sprintf("%s-%d", name, i)
+	}
 }
 
 // writeFile replaces path with data atomically, keeping an existing file's

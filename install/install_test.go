@@ -103,7 +103,6 @@ func TestInstallMovesServersAndKeepsTheRest(t *testing.T) {
 	}
 
 	// Twice: nothing changes, no second backup.
-	s.o.Now = s.o.Now.Add(time.Minute)
 	r, err = Install(s.o)
 	if err != nil || r.Changed || r.Backup != "" {
 		t.Errorf("second install: %+v, %v; want no change", r, err)
@@ -125,12 +124,30 @@ func TestInstallMovesServersAndKeepsTheRest(t *testing.T) {
 	if v, _ := c.get("globalShortcut"); string(v) != `"Ctrl+Space"` {
 		t.Errorf("globalShortcut = %s after uninstall", v)
 	}
+	// Uninstall's backup, at the same second, does not replace install's.
+	if b, err := os.ReadFile(wantBackup); err != nil || string(b) != desktopFile {
+		t.Errorf("install's backup after uninstall: %v %q", err, b)
+	}
 	if tf, _ := readObj(t, s.tfFile).sub("mcpServers"); len(tf.keys) != 0 {
 		t.Errorf("toolfold's file still holds %v", tf.keys)
 	}
 	r, err = Uninstall(s.o)
 	if err != nil || r.Changed {
 		t.Errorf("second uninstall: %+v, %v; want no change", r, err)
+	}
+}
+
+func TestInstallTwiceWithABinaryNotNamedToolfold(t *testing.T) {
+	s := newSetup(t, "claude-code", desktopFile)
+	s.o.Exe = "/tmp/go-build123/exe/tf"
+	for i := range 2 {
+		if _, err := Install(s.o); err != nil {
+			t.Fatal(err)
+		}
+		tf, _ := readObj(t, s.tfFile).sub("mcpServers")
+		if diff := cmp.Diff([]string{"memory", "files"}, tf.keys); diff != "" {
+			t.Errorf("install %d: toolfold's servers (-want +got):\n%s", i+1, diff)
+		}
 	}
 }
 

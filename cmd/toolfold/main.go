@@ -5,6 +5,8 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+//	toolfold uninstall CLIENT
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
 //	toolfold eval-search [--corpus DIR] [--lines]
@@ -59,6 +61,12 @@ Usage:
                                              search_tools from a terminal
   toolfold run     [-c FILE] [--language LANG] SCRIPT
                                              run a script as run_script would ("-" reads stdin)
+  toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+                                             move CLIENT's servers into toolfold's file (FILE, default
+                                             in your config directory) and leave one toolfold entry;
+                                             CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf
+  toolfold uninstall CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+                                             put the servers back into CLIENT's file
   toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
                                              the saved skills (scripts saved to call by name)
   toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--timeout 20m]
@@ -100,6 +108,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "skills":
 		return cmdSkills(ctx, rest, stdout, stderr)
+	case "install":
+		return cmdInstall(rest, stdout, stderr, false)
+	case "uninstall":
+		return cmdInstall(rest, stdout, stderr, true)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
 	case "bench":

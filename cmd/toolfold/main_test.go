@@ -119,7 +119,7 @@ func TestVersionLine(t *testing.T) {
 func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 	// Each command's own flags (as its -h prints them) appear in --help.
 	common := map[string]bool{"c": true, "config": true, "log-level": true}
-	for _, cmd := range []string{"serve", "check", "search", "run", "bench", "eval-search", "eval-pii"} {
+	for _, cmd := range []string{"serve", "check", "search", "run", "install", "uninstall", "bench", "eval-search", "eval-pii"} {
 		if !strings.Contains(usage, "toolfold "+cmd+" ") {
 			t.Errorf("--help does not list %q", cmd)
 			continue
@@ -138,5 +138,33 @@ func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 	}
 	if !strings.Contains(usage, "toolfold version") {
 		t.Error("--help does not list version")
+	}
+}
+
+func TestInstallCommand(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "mcp.json")
+	orig := `{"mcpServers": {"x": {"command": "/bin/x"}}, "theme": "dark"}`
+	os.WriteFile(client, []byte(orig), 0o600)
+	tf := filepath.Join(dir, "tf", "servers.json")
+	code, out, errs := runCLI(t, "install", "cursor", "--client-config", client, "--config", tf, "--dry-run")
+	if code != 0 || !strings.Contains(out, "would move to "+tf+": x") || !strings.Contains(out, "dry run: nothing written") {
+		t.Errorf("install --dry-run: %d %q %q", code, out, errs)
+	}
+	if b, _ := os.ReadFile(client); string(b) != orig {
+		t.Errorf("--dry-run wrote the client's file: %s", b)
+	}
+	code, out, errs = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf)
+	if code != 0 || !strings.Contains(out, "move to "+tf+": x") || !strings.Contains(out, `leave one entry "toolfold"`) {
+		t.Errorf("install: %d %q %q", code, out, errs)
+	}
+	if code, out, _ = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf); code != 0 || !strings.Contains(out, "already installed") {
+		t.Errorf("second install: %d %q", code, out)
+	}
+	if code, out, _ = runCLI(t, "uninstall", "cursor", "--client-config", client, "--config", tf); code != 0 || !strings.Contains(out, "put back from "+tf+": x") {
+		t.Errorf("uninstall: %d %q", code, out)
+	}
+	if code, _, errs = runCLI(t, "install", "notepad"); code != exitUsage || !strings.Contains(errs, "claude-desktop, claude-code, cursor, vscode, windsurf") {
+		t.Errorf("unknown client: %d %q", code, errs)
 	}
 }
