@@ -57,8 +57,9 @@ const usage = `toolfold: one MCP server in front of many, advertising only searc
 Usage:
   toolfold serve   [-c FILE] [--http ADDR]   serve MCP on stdio, or streamable HTTP at http://ADDR/mcp
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
-  toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] [--language LANG] QUERY
-                                             search_tools from a terminal
+  toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] [--language LANG] [--refresh] QUERY
+                                             search_tools from a terminal, answered from the tool lists
+                                             serve, check and --refresh cached in .toolfold/catalog.json
   toolfold run     [-c FILE] [--language LANG] SCRIPT
                                              run a script as run_script would ("-" reads stdin)
   toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
