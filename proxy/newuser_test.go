@@ -142,3 +142,18 @@ func TestRunScriptSaysTheWorkspacePersists(t *testing.T) {
 		}
 	}
 }
+
+func TestUnauthorizedHTTPUpstreamSaysWhatToDo(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(ts.Close)
+	up := config.Upstream{Name: "hosted", Transport: "http", URL: ts.URL,
+		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	p, _ := startProxy(t, testConfig(up))
+	st := p.Status()[0]
+	if st.State != StateDown || !strings.Contains(st.Err, "Unauthorized") || !strings.Contains(st.Err, "headers:") {
+		t.Errorf("status = %s: %q; want down, saying to set a token in headers", st.State, st.Err)
+	}
+}

@@ -271,6 +271,9 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 	} else {
 		fmt.Fprintf(&b, "%s: %v", step, err)
 	}
+	if stdio == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
+		b.WriteString(`; the server wants credentials: put a token it accepts in this upstream's headers: (Authorization: "Bearer ${TOKEN}"); toolfold does not sign in with OAuth`)
+	}
 	if stdio != nil {
 		if st := stdio.ExitState(); st != "" {
 			fmt.Fprintf(&b, "; process %s", st)
