@@ -80,6 +80,9 @@ func Install(o Options) (*Report, error) {
 		}
 		moved = append(moved, name)
 	}
+	if len(f.tfserv.keys) == 0 {
+		return nil, fmt.Errorf("%s has no servers to move, and %s none to serve: add servers to one of them first", o.ClientFile, o.ToolfoldFile)
+	}
 	entry := f.entry()
 	if cur, ok := f.servers.get(EntryName); len(moved) == 0 && ok && sameJSON(cur, entry) && len(f.servers.keys) == 1 {
 		return r, nil // installed already

@@ -181,6 +181,26 @@ func TestInstallRefusesAConflict(t *testing.T) {
 	}
 }
 
+func TestInstallRefusesNothingToServe(t *testing.T) {
+	// A client without servers and an empty toolfold file: the entry would
+	// run a toolfold with nothing behind it.
+	s := newSetup(t, "cursor", "")
+	_, err := Install(s.o)
+	if err == nil || !strings.Contains(err.Error(), "no servers to move") {
+		t.Errorf("err = %v, want nothing to move", err)
+	}
+	if _, err := os.Stat(s.client); err == nil {
+		t.Error("a refused install wrote the client's file")
+	}
+	// With servers in toolfold's file (another client's), a client without
+	// any of its own gets the entry.
+	os.MkdirAll(filepath.Dir(s.tfFile), 0o700)
+	os.WriteFile(s.tfFile, []byte(`{"mcpServers": {"memory": {"command": "npx"}}}`), 0o600)
+	if r, err := Install(s.o); err != nil || !r.Changed || r.Backup != "" {
+		t.Errorf("install into a new client file: %+v, %v", r, err)
+	}
+}
+
 func TestInstallVSCode(t *testing.T) {
 	// VS Code: JSONC, "servers", entries with a type, and "inputs" kept.
 	src := `{
