@@ -208,3 +208,10 @@ func blankTrailingCommas(data []byte) []byte {
 	}
 	return data
 }
+
+// StandardJSON returns data, a client's JSON with comments and trailing
+// commas (JSONC, as VS Code writes it), as standard JSON: comments and
+// trailing commas become blanks, so offsets and line numbers do not move.
+func StandardJSON(data []byte) []byte {
+	return blankTrailingCommas(blankComments(data))
+}

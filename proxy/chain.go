@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -201,7 +200,11 @@ func logMiddleware(log *slog.Logger) mcp.Middleware {
 			if err != nil && ctx.Err() == nil && !expectedFailure(method, err) {
 				log.Warn("request failed", "method", method, "took", time.Since(start).Round(time.Microsecond), "err", err)
 			} else if log.Enabled(ctx, slog.LevelDebug) { // no boxing of the arguments when off
-				log.Debug("request", "method", method, "took", time.Since(start).Round(time.Microsecond))
+				if err != nil {
+					log.Debug("request failed, as expected", "method", method, "took", time.Since(start).Round(time.Microsecond), "err", err)
+				} else {
+					log.Debug("request", "method", method, "took", time.Since(start).Round(time.Microsecond))
+				}
 			}
 			return res, err
 		}
@@ -210,11 +213,8 @@ func logMiddleware(log *slog.Logger) mcp.Middleware {
 
 // expectedFailure reports errors that are part of normal operation: the
 // go-sdk client probes every upstream with the 2026-07-28 server/discover
-// and falls back to initialize when an older server does not know it.
+// and falls back to initialize on any failure, whether an older server
+// answers method-not-found, times out, or (over HTTP) a plain 400 or 404.
 func expectedFailure(method string, err error) bool {
-	var werr *jsonrpc.Error
-	if method != "server/discover" {
-		return false
-	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound
+	return method == "server/discover" && err != nil
 }

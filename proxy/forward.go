@@ -85,6 +85,12 @@ func (f *forwarder) middleware() mcp.Middleware {
 				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
 					return f.read(ctx, r)
 				}
+			case "tools/call":
+				res, err := next(ctx, method, req)
+				if r, ok := req.(*mcp.CallToolRequest); ok && err != nil && r.Params != nil {
+					err = f.p.unknownClientTool(r.Params.Name, err)
+				}
+				return res, err
 			case "logging/setLevel":
 				res, err := next(ctx, method, req)
 				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && r.Params != nil {

@@ -39,3 +39,15 @@ func (p *Proxy) runHelp(def sandbox.Language) string {
 	}
 	return b.String()
 }
+
+// workspaceHelp tells the model, when a language that can open files is
+// offered, that its runs share a working directory that keeps its files.
+// Lua has no file functions, so a Lua-only proxy says nothing.
+func (p *Proxy) workspaceHelp() string {
+	for _, l := range sandbox.Languages() {
+		if l.Interpreter != "" && slices.Contains(p.langs, l.Name) {
+			return "Files a run writes in its working directory persist between runs in this session. "
+		}
+	}
+	return ""
+}

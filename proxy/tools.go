@@ -45,7 +45,7 @@ func (p *Proxy) advertise() {
 	run := &mcp.Tool{
 		Name: "run_script",
 		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
-			p.runHelp(def) + " " +
+			p.runHelp(def) + " " + p.workspaceHelp() +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 )
@@ -272,6 +273,9 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 	} else {
 		fmt.Fprintf(&b, "%s: %v", step, err)
 	}
+	if stdio == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
+		b.WriteString(`; the server wants credentials: put a token it accepts in this upstream's headers: (Authorization: "Bearer ${TOKEN}"); toolfold does not sign in with OAuth`)
+	}
 	if stdio != nil {
 		if st := stdio.ExitState(); st != "" {
 			fmt.Fprintf(&b, "; process %s", st)
@@ -352,6 +356,12 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
 	case disconnected(err):
+		if unreachable(err) {
+			// The go-sdk keeps an HTTP session open when a request cannot
+			// be delivered; end it so run reconnects with backoff, as it
+			// does for a stdio upstream that died.
+			_ = cs.Close()
+		}
 		return nil, &UnavailableError{Server: u.cfg.Name, Reason: "disconnected during the call"}
 	case malformed(err):
 		return nil, fmt.Errorf("upstream %q sent a message that is not valid JSON while answering %s (%v); the upstream is faulty, retry or report it to its authors", u.cfg.Name, tool, err)
@@ -360,10 +370,25 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 }
 
 // disconnected reports errors that mean the connection to the upstream
-// broke (a crash mid-call reads as EOF on its stdout).
+// broke (a crash mid-call reads as EOF on its stdout; an HTTP server that
+// went away, as a request the transport could not deliver).
 func disconnected(err error) bool {
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF")
+		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF") ||
+		unreachable(err)
+}
+
+// codeRejected is the go-sdk's "rejected by transport": an HTTP request
+// that did not reach the server or got no usable answer (connection
+// refused, 502, 503, 504, 429).
+const codeRejected = -32005
+
+// unreachable reports a request the HTTP transport could not deliver. A
+// server's own JSON-RPC error in a non-2xx answer is wrapped the same way
+// but comes first in the chain, so it is not taken for one.
+func unreachable(err error) bool {
+	var werr *jsonrpc.Error
+	return errors.As(err, &werr) && werr.Code == codeRejected
 }
 
 // Bounds on one upstream's tool list: an upstream that paginates endlessly

@@ -56,6 +56,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	runners, langs := languages(cfg, log, false)
 	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Runners: runners, Store: st})
 	defer p.Close()
+	saveCatalog(cfg, p.Status(), log)
 
 	failed := printUpstreams(stdout, p.Status()) || !storeOK
 	fmt.Fprintln(stdout)

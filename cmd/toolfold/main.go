@@ -5,10 +5,14 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+//	toolfold uninstall CLIENT
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
 //	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID]
 //	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
+//	toolfold eval-search [--corpus DIR] [--lines]
+//	toolfold eval-pii [--data FILE.jsonl]
 //	toolfold version
 //
 // This is the only package that reads flags and the environment, and the
@@ -56,18 +60,30 @@ const usage = `toolfold: one MCP server in front of many, advertising only searc
 Usage:
   toolfold serve   [-c FILE] [--http ADDR]   serve MCP on stdio, or streamable HTTP at http://ADDR/mcp
   toolfold check   [-c FILE]                 connect to every upstream and print what a client would load
-  toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] QUERY
-  toolfold run     [-c FILE] SCRIPT.lua      run a script as run_script would ("-" reads stdin)
+  toolfold search  [-c FILE] [--detail name|summary|full] [--limit N] [--server NAME] [--language LANG] [--refresh] QUERY
+                                             search_tools from a terminal, answered from the tool lists
+                                             serve, check and --refresh cached in .toolfold/catalog.json
+  toolfold run     [-c FILE] [--language LANG] SCRIPT
+                                             run a script as run_script would ("-" reads stdin)
+  toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+                                             move CLIENT's servers into toolfold's file (FILE, default
+                                             in your config directory) and leave one toolfold entry;
+                                             CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf
+  toolfold uninstall CLIENT [--client-config FILE] [--config FILE] [--dry-run]
+                                             put the servers back into CLIENT's file
   toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
                                              the saved skills (scripts saved to call by name)
   toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args]
                                              print the audit trail (audit: in the config) as a table
   toolfold tools   [-c FILE] pins | changed | approve NAME...
                                              tool pins: which tools changed since first seen; accept a change
-  toolfold bench   [--quick] [--npm DIR]     measure tokens, latency and memory against real servers
+  toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--timeout 20m]
+                                             measure tokens, latency and memory against real servers
+  toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--lines]
+                                             score search_tools' ranking on a labelled corpus
   toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
-  toolfold version
+  toolfold version                           the module version and VCS revision of this binary
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
 mcp.json (an "mcpServers" or "servers" map). Logs go to stderr; set the level
@@ -104,6 +120,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdAudit(rest, stdout, stderr, time.Now())
 	case "tools":
 		return cmdTools(ctx, rest, stdout, stderr)
+	case "install":
+		return cmdInstall(rest, stdout, stderr, false)
+	case "uninstall":
+		return cmdInstall(rest, stdout, stderr, true)
 	case "eval-search":
 		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
 	case "bench":
@@ -113,7 +133,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "eval-pii":
 		return cmdEvalPII(rest, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "toolfold %s\n", buildVersion())
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(bi))
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -204,14 +225,65 @@ func (c *common) load(stderr io.Writer, log *slog.Logger) (*config.Config, bool)
 	return cfg, true
 }
 
+// buildVersion is what toolfold reports to clients and upstreams: the
+// -ldflags version, else the module version, else "dev" (with the VCS
+// revision when the build recorded one: "dev+0123456789ab").
 func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	if rev := buildSetting(bi, "vcs.revision"); rev != "" {
+		return "dev+" + rev[:min(12, len(rev))]
 	}
 	return "dev"
+}
+
+// versionLine is what `toolfold version` prints: the module version and
+// the VCS revision the binary was built from, as recorded in bi (nil: no
+// build info).
+//
+//	toolfold v1.2.0 (revision 0123456789ab, modified, 2026-11-26T12:00:00Z; go1.26.8)
+func versionLine(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "toolfold " + buildVersion() + " (no build information)"
+	}
+	v := version
+	if v == "" {
+		v = bi.Main.Version
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	var parts []string
+	if rev := buildSetting(bi, "vcs.revision"); rev != "" {
+		parts = append(parts, "revision "+rev[:min(12, len(rev))])
+		if buildSetting(bi, "vcs.modified") == "true" {
+			parts = append(parts, "modified")
+		}
+		if t := buildSetting(bi, "vcs.time"); t != "" {
+			parts = append(parts, t)
+		}
+	} else {
+		parts = append(parts, "no VCS revision: built outside a git checkout or with -buildvcs=false")
+	}
+	return fmt.Sprintf("toolfold %s (%s; %s)", v, strings.Join(parts, ", "), bi.GoVersion)
+}
+
+// buildSetting is the value of key in bi's settings, or "".
+func buildSetting(bi *debug.BuildInfo, key string) string {
+	for _, s := range bi.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 func fail(stderr io.Writer, format string, args ...any) int {

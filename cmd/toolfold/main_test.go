@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,74 @@ func TestServeRefusesBadTelemetryEnvironment(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, "OTEL_TRACES_EXPORTER=zipkin: toolfold exports otlp or console, or none") {
 			t.Errorf("%s with OTEL_TRACES_EXPORTER=zipkin: %d %q", cmd, code, errs)
 		}
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"},
+		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+		{Key: "vcs.time", Value: "2026-11-26T12:00:00Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	if got, want := versionLine(bi), "toolfold v1.2.0 (revision 0123456789ab, modified, 2026-11-26T12:00:00Z; go1.26.8)"; got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
+	}
+	bi = &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got := versionLine(bi); !strings.HasPrefix(got, "toolfold (devel) (no VCS revision") {
+		t.Errorf("versionLine without VCS = %q", got)
+	}
+}
+
+func TestHelpListsEveryCommandAndFlag(t *testing.T) {
+	// Each command's own flags (as its -h prints them) appear in --help.
+	common := map[string]bool{"c": true, "config": true, "log-level": true}
+	for _, cmd := range []string{"serve", "check", "search", "run", "install", "uninstall", "bench", "eval-search", "eval-pii"} {
+		if !strings.Contains(usage, "toolfold "+cmd+" ") {
+			t.Errorf("--help does not list %q", cmd)
+			continue
+		}
+		_, _, errs := runCLI(t, cmd, "-h")
+		for _, line := range strings.Split(errs, "\n") {
+			name, ok := strings.CutPrefix(line, "  -")
+			if !ok {
+				continue
+			}
+			name, _, _ = strings.Cut(name, " ")
+			if !common[name] && !strings.Contains(usage, "--"+name) {
+				t.Errorf("--help lacks %s's flag --%s", cmd, name)
+			}
+		}
+	}
+	if !strings.Contains(usage, "toolfold version") {
+		t.Error("--help does not list version")
+	}
+}
+
+func TestInstallCommand(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "mcp.json")
+	orig := `{"mcpServers": {"x": {"command": "/bin/x"}}, "theme": "dark"}`
+	os.WriteFile(client, []byte(orig), 0o600)
+	tf := filepath.Join(dir, "tf", "servers.json")
+	code, out, errs := runCLI(t, "install", "cursor", "--client-config", client, "--config", tf, "--dry-run")
+	if code != 0 || !strings.Contains(out, "would move to "+tf+": x") || !strings.Contains(out, "dry run: nothing written") {
+		t.Errorf("install --dry-run: %d %q %q", code, out, errs)
+	}
+	if b, _ := os.ReadFile(client); string(b) != orig {
+		t.Errorf("--dry-run wrote the client's file: %s", b)
+	}
+	code, out, errs = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf)
+	if code != 0 || !strings.Contains(out, "move to "+tf+": x") || !strings.Contains(out, `leave one entry "toolfold"`) {
+		t.Errorf("install: %d %q %q", code, out, errs)
+	}
+	if code, out, _ = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf); code != 0 || !strings.Contains(out, "already installed") {
+		t.Errorf("second install: %d %q", code, out)
+	}
+	if code, out, _ = runCLI(t, "uninstall", "cursor", "--client-config", client, "--config", tf); code != 0 || !strings.Contains(out, "put back from "+tf+": x") {
+		t.Errorf("uninstall: %d %q", code, out)
+	}
+	if code, _, errs = runCLI(t, "install", "notepad"); code != exitUsage || !strings.Contains(errs, "claude-desktop, claude-code, cursor, vscode, windsurf") {
+		t.Errorf("unknown client: %d %q", code, errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -17,6 +18,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	limit := fs.Int("limit", 10, "number of results (1-50)")
 	server := fs.String("server", "", "only this upstream's tools")
 	lang := fs.String("language", "", "script language of signatures: "+languageList()+" (default: run_script's)")
+	refresh := fs.Bool("refresh", false, "connect to every upstream instead of answering from the catalog cache, and update the cache")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitUsage
@@ -28,9 +30,18 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exitUsage
 	}
-	// A terminal user asked for a result: wait for every upstream's
-	// connect_timeout, as check does, rather than serve's startup bound.
-	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
+	var p *proxy.Proxy
+	if servers, listed, ok := cachedServers(cfg); ok && !*refresh {
+		log.Info("answering from the catalog cache; --refresh reconnects", "file", catalogFile(cfg), "listed", listed.Local().Format(time.DateTime))
+		cached := *cfg
+		cached.Upstreams = nil
+		p = proxy.New(&cached, &proxy.Options{Logger: log, Version: buildVersion(), Runners: searchRunners(), Providers: []proxy.Provider{cachedProvider(servers)}})
+	} else {
+		// A terminal user asked for a result: wait for every upstream's
+		// connect_timeout, as check does, rather than serve's startup bound.
+		p = startProxy(ctx, cfg, log, 24*time.Hour, nil)
+		saveCatalog(cfg, p.Status(), log)
+	}
 	defer p.Close()
 	text, err := p.SearchLanguage(strings.Join(pos, " "), *detail, *limit, *server, *lang)
 	if err != nil {
@@ -106,4 +117,12 @@ func languageList() string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// searchRunners stand for run_script's languages when search answers from
+// the cache: Lua, built in and first, is run_script's default language
+// whatever else is offered, so no interpreter need be probed (--language
+// still renders any language).
+func searchRunners() []sandbox.Runner {
+	return []sandbox.Runner{sandbox.NewLua(nil)}
 }

@@ -80,6 +80,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		ReadyCheck:     ready,
 	})
 	defer p.Close()
+	saveCatalog(cfg, p.Status(), log)
+	// Again on the way out: upstreams that were slow to start, or whose
+	// tools changed, are listed by then.
+	defer func() { saveCatalog(cfg, p.Status(), log) }()
 	if addr == "" {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
 		err = p.ServeStdio(ctx)

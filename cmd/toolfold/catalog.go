@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
+)
+
+// The catalog cache keeps each upstream's last tool list on disk, beside
+// the usage file (.toolfold/catalog.json), so that `toolfold search`
+// answers without starting a single upstream. serve, check and
+// search --refresh write it from what the upstreams listed; an entry is
+// used only while the upstream's settings (transport, command, args, cwd,
+// url) are those it was listed with.
+
+// catalogCache is the file's content.
+type catalogCache struct {
+	Servers map[string]cachedServer `json:"servers"`
+}
+
+type cachedServer struct {
+	Settings string      `json:"settings"` // settingsHash of the upstream it was listed from
+	Listed   time.Time   `json:"listed"`
+	Tools    []*mcp.Tool `json:"tools"`
+}
+
+// catalogFile is where cfg's catalog cache lives, "" for a config without
+// a file.
+func catalogFile(cfg *config.Config) string {
+	switch {
+	case cfg.Search.UsageFile != "":
+		return filepath.Join(filepath.Dir(cfg.Search.UsageFile), "catalog.json")
+	case cfg.File != "":
+		return filepath.Join(cfg.Dir, filepath.Dir(filepath.FromSlash(config.DefaultUsageFile)), "catalog.json")
+	}
+	return ""
+}
+
+// settingsHash identifies what an upstream runs or reaches; env and
+// headers are left out (a rotated token lists the same tools).
+func settingsHash(u config.Upstream) string {
+	b, _ := json.Marshal([]any{u.Transport, u.Command, u.Args, u.Cwd, u.URL})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+func readCatalog(path string) (*catalogCache, error) {
+	c := &catalogCache{Servers: map[string]cachedServer{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Servers == nil {
+		c.Servers = map[string]cachedServer{}
+	}
+	return c, nil
+}
+
+// saveCatalog records the tools of every ready upstream in cfg's catalog
+// cache, keeping the entries of the others. Failures are logged: the cache
+// is an optimization.
+func saveCatalog(cfg *config.Config, st []proxy.UpstreamStatus, log *slog.Logger) {
+	path := catalogFile(cfg)
+	if path == "" {
+		return
+	}
+	c, err := readCatalog(path)
+	if err != nil {
+		c = &catalogCache{Servers: map[string]cachedServer{}} // unreadable: start again
+	}
+	byName := map[string]config.Upstream{}
+	for _, u := range cfg.Upstreams {
+		byName[u.Name] = u
+	}
+	changed := false
+	for _, s := range st {
+		u, ok := byName[s.Name]
+		if !ok || s.State != proxy.StateReady {
+			continue
+		}
+		c.Servers[s.Name] = cachedServer{Settings: settingsHash(u), Listed: time.Now().UTC(), Tools: s.Tools}
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	data, err := json.Marshal(c)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err == nil {
+		tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+		if err = os.WriteFile(tmp, data, 0o600); err == nil {
+			err = os.Rename(tmp, path)
+		}
+	}
+	if err != nil {
+		log.Warn("catalog cache: not saved", "file", path, "err", err)
+	}
+}
+
+// cachedServers returns the cached tools of every enabled upstream of cfg,
+// or ok false when one is missing or was listed with other settings.
+func cachedServers(cfg *config.Config) (servers []proxy.ProvidedServer, listed time.Time, ok bool) {
+	path := catalogFile(cfg)
+	if path == "" {
+		return nil, time.Time{}, false
+	}
+	c, err := readCatalog(path)
+	if err != nil {
+		return nil, time.Time{}, false
+	}
+	for _, u := range cfg.Upstreams {
+		if u.Disabled {
+			continue
+		}
+		e, found := c.Servers[u.Name]
+		if !found || e.Settings != settingsHash(u) {
+			return nil, time.Time{}, false
+		}
+		if listed.IsZero() || e.Listed.Before(listed) {
+			listed = e.Listed
+		}
+		servers = append(servers, proxy.ProvidedServer{Name: u.Name, Description: u.Description, State: proxy.StateReady, Tools: e.Tools})
+	}
+	return servers, listed, true
+}
+
+// cachedProvider offers the cached tools to the catalog. Its tools cannot
+// be called: only search uses it.
+type cachedProvider []proxy.ProvidedServer
+
+var _ proxy.Provider = cachedProvider(nil)
+
+func (cachedProvider) Name() string                      { return "catalog cache" }
+func (c cachedProvider) Servers() []proxy.ProvidedServer { return c }
+func (cachedProvider) Watch(func())                      {}
+func (cachedProvider) CallTool(_ context.Context, server string, _ *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return nil, &proxy.UnavailableError{Server: server, Reason: "only its cached tool list is loaded"}
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
+)
+
+func TestSearchAnswersFromTheCatalogCache(t *testing.T) {
+	// The upstream cannot start: only the cache knows its tools.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "proxy.yaml")
+	yaml := "upstreams:\n  notes:\n    command: /nonexistent/notes-server\n"
+	os.WriteFile(file, []byte(yaml), 0o600)
+	cfg, err := config.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &mcp.Tool{Name: "find_note", Description: "Find a saved note by its title.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)}
+	saveCatalog(cfg, []proxy.UpstreamStatus{{Name: "notes", State: proxy.StateReady, Tools: []*mcp.Tool{tool}}}, slog.New(slog.DiscardHandler))
+	if _, err := os.Stat(filepath.Join(dir, ".toolfold", "catalog.json")); err != nil {
+		t.Fatalf("no cache beside the usage file: %v", err)
+	}
+
+	code, out, errs := runCLI(t, "search", "-c", file, "note by title", "--detail", "name")
+	if code != 0 || !strings.Contains(out, "notes.find_note") {
+		t.Errorf("search from the cache: %d %q %q", code, out, errs)
+	}
+	// --refresh connects, and the upstream is down.
+	if _, out, _ = runCLI(t, "search", "-c", file, "note by title", "--detail", "name", "--refresh"); strings.Contains(out, "notes.find_note") {
+		t.Errorf("search --refresh found a tool of a server that cannot start: %q", out)
+	}
+	// The failed refresh kept the cache; other settings make it stale.
+	if _, out, _ = runCLI(t, "search", "-c", file, "note by title", "--detail", "name"); !strings.Contains(out, "notes.find_note") {
+		t.Errorf("the cache was lost by a failed refresh: %q", out)
+	}
+	os.WriteFile(file, []byte(strings.Replace(yaml, "notes-server", "notes-server-2", 1)), 0o600)
+	if _, out, _ = runCLI(t, "search", "-c", file, "note by title", "--detail", "name"); strings.Contains(out, "notes.find_note") {
+		t.Errorf("a cache listed with another command was used: %q", out)
+	}
+}
