@@ -305,7 +305,8 @@ func replicaOf(t *testing.T, i int, s *session) string {
 // still have no error.
 func TestReplicas(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, 2, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}}))
+	c := startCluster(t, 2, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}})+
+		"skills: {save: true}\n")
 
 	sessions := c.openSessions(20)
 	errs := runScripts(sessions, 5)
@@ -318,6 +319,38 @@ func TestReplicas(t *testing.T) {
 	}
 	if count["r1"] == 0 || count["r2"] == 0 {
 		t.Fatalf("sessions per replica %v: want both replicas used", count)
+	}
+
+	// A skill saved through r1 is found and run through r2: skills live
+	// in the shared store.
+	var on1, on2 *session
+	for i, s := range sessions {
+		switch replicaOf(t, i, s) {
+		case "r1":
+			on1 = s
+		case "r2":
+			on2 = s
+		}
+	}
+	saved := callTool(t, on1.cs, "run_script", map[string]any{"language": "lua", "code": `return skills.save{name = "shout",
+		description = "Upper-case a text and add an exclamation mark", code = "return string.upper(args.text) .. '!'",
+		parameters = {type = "object", properties = {text = {type = "string"}}, required = {"text"}}}`})
+	if saved.IsError {
+		t.Fatalf("saving a skill through r1: %s", text(saved))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		found := text(callTool(t, on2.cs, "search_tools", map[string]any{"query": "make a text uppercase", "limit": 3}))
+		if strings.Contains(found, "skills.shout") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("r2's search_tools did not find the skill saved through r1 within 30 s:\n%s", found)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if out := text(callTool(t, on2.cs, "run_script", map[string]any{"language": "lua", "code": `return tools.skills.shout{text = "hi"}`})); !strings.Contains(out, `=> "HI!"`) {
+		t.Errorf("running r1's skill through r2: %s", out)
 	}
 
 	// r1 dies while every session runs scripts: only its own sessions fail.

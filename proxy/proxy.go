@@ -47,7 +47,8 @@ type Options struct {
 	// depends on beyond its upstreams (the shared store) answers.
 	ReadyCheck func(context.Context) error
 
-	// Skills keeps saved skills; nil means the files in the config's
+	// Skills keeps saved skills; nil means the shared Store when the
+	// config names one (skills.NewKV), else the files in the config's
 	// skills.dir (skills.NewFiles).
 	Skills skills.Store
 }
@@ -131,7 +132,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.langs = append(p.langs, r.Language())
 	}
 	p.skills = opts.Skills
-	if p.skills == nil {
+	switch {
+	case p.skills != nil:
+	case cfg.Store.URL != "" && opts.Store != nil:
+		p.skills = skills.NewKV(opts.Store) // replicas share their skills
+	default:
 		p.skills = skills.NewFiles(cfg.SkillsDir())
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)

@@ -54,6 +54,9 @@ func (sp *skillProvider) Watch(changed func()) {
 func (sp *skillProvider) Servers() []ProvidedServer {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	if len(sp.tools) == 0 && sp.err == "" {
+		return nil // no skills yet: no server to list or describe
+	}
 	s := ProvidedServer{Name: skillServer, State: StateReady, Tools: sp.tools,
 		Description: "scripts saved with skills.save, called like tools"}
 	if sp.err != "" && len(sp.tools) == 0 {

@@ -46,7 +46,12 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exitUsage
 	}
-	st := skills.NewFiles(cfg.SkillsDir())
+	st, _, done, err := skillsStore(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolfold skills: %v\n", err)
+		return exitFailed
+	}
+	defer done()
 	switch pos[0] {
 	case "list":
 		return skillsList(ctx, st, stdout, stderr)
@@ -58,7 +63,7 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err := st.Remove(ctx, pos[1]); err != nil {
 			return skillFailed(stderr, err)
 		}
-		fmt.Fprintf(stdout, "removed skills.%s (kept in %s)\n", pos[1], filepath.Join(st.Dir(), ".versions", pos[1]))
+		fmt.Fprintf(stdout, "removed skills.%s (kept in %s)\n", pos[1], skillPlace(st, ".versions", pos[1]))
 		return exitOK
 	default:
 		argv := "{}"
@@ -74,10 +79,10 @@ func skillFailed(stderr io.Writer, err error) int {
 	return exitFailed
 }
 
-func skillsList(ctx context.Context, st *skills.Files, stdout, stderr io.Writer) int {
+func skillsList(ctx context.Context, st skills.Store, stdout, stderr io.Writer) int {
 	list, err := st.List(ctx)
 	if len(list) == 0 && err == nil {
-		fmt.Fprintf(stdout, "no skills in %s\n", st.Dir())
+		fmt.Fprintf(stdout, "no skills in %s\n", skillPlace(st))
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -94,7 +99,7 @@ func skillsList(ctx context.Context, st *skills.Files, stdout, stderr io.Writer)
 	return exitOK
 }
 
-func skillsShow(ctx context.Context, st *skills.Files, name string, stdout, stderr io.Writer) int {
+func skillsShow(ctx context.Context, st skills.Store, name string, stdout, stderr io.Writer) int {
 	s, err := st.Get(ctx, name)
 	if err != nil {
 		return skillFailed(stderr, err)
@@ -109,14 +114,14 @@ func skillsShow(ctx context.Context, st *skills.Files, name string, stdout, stde
 	if s.Notes != "" {
 		fmt.Fprintf(stdout, "\n%s\n", s.Notes)
 	}
-	fmt.Fprintf(stdout, "\n--- %s\n%s", filepath.Join(st.Dir(), s.Name, skills.CodeFile(s.Language)), s.Code)
+	fmt.Fprintf(stdout, "\n--- %s\n%s", skillPlace(st, s.Name, skills.CodeFile(s.Language)), s.Code)
 	if !strings.HasSuffix(s.Code, "\n") {
 		fmt.Fprintln(stdout)
 	}
 	return exitOK
 }
 
-func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st *skills.Files, dir string, overwrite bool, stdout, stderr io.Writer) int {
+func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st skills.Store, dir string, overwrite bool, stdout, stderr io.Writer) int {
 	s, err := skills.ReadFolder(dir)
 	if err != nil {
 		return skillFailed(stderr, err)
@@ -126,11 +131,11 @@ func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st *sk
 	if err := skills.Save(ctx, st, s, opts); err != nil {
 		return skillFailed(stderr, err)
 	}
-	fmt.Fprintf(stdout, "saved skills.%s (%s) in %s\n", s.Name, s.Language, filepath.Join(st.Dir(), s.Name))
+	fmt.Fprintf(stdout, "saved skills.%s (%s) in %s\n", s.Name, s.Language, skillPlace(st, s.Name))
 	return exitOK
 }
 
-func skillsRun(ctx context.Context, cfg *config.Config, log *slog.Logger, st *skills.Files, name, argv string, stdout, stderr io.Writer) int {
+func skillsRun(ctx context.Context, cfg *config.Config, log *slog.Logger, st skills.Store, name, argv string, stdout, stderr io.Writer) int {
 	s, err := st.Get(ctx, name)
 	if err != nil {
 		return skillFailed(stderr, err)
@@ -158,7 +163,12 @@ func skillsRun(ctx context.Context, cfg *config.Config, log *slog.Logger, st *sk
 
 // skillsStatus is check's line about skills: where, how many, who saves.
 func skillsStatus(ctx context.Context, cfg *config.Config) (string, bool) {
-	list, err := skills.NewFiles(cfg.SkillsDir()).List(ctx)
+	st, where, done, err := skillsStore(cfg)
+	if err != nil {
+		return "skills: " + err.Error(), true
+	}
+	defer done()
+	list, err := st.List(ctx)
 	save := "saved by the stdio session's scripts; HTTP sessions may not (skills.save: true allows them)"
 	switch {
 	case cfg.Skills.NoSave:
@@ -166,9 +176,33 @@ func skillsStatus(ctx context.Context, cfg *config.Config) (string, bool) {
 	case cfg.Skills.SaveHTTP:
 		save = "saved by any session's scripts, HTTP too (skills.save: true)"
 	}
-	line := fmt.Sprintf("%s in %s, %s", plural(len(list), "skill"), cfg.SkillsDir(), save)
+	line := fmt.Sprintf("%s %s, %s", plural(len(list), "skill"), where, save)
 	if err != nil {
 		return line + "\n  error: " + strings.ReplaceAll(err.Error(), "\n", "\n  error: "), true
 	}
 	return line, false
+}
+
+// skillsStore is where the config keeps skills: the shared store when
+// store: names one (replicas share their skills), else the files of
+// skills.dir. where says which, for check; done releases the store.
+func skillsStore(cfg *config.Config) (st skills.Store, where string, done func(), err error) {
+	if cfg.Store.URL == "" {
+		return skills.NewFiles(cfg.SkillsDir()), "in " + cfg.SkillsDir(), func() {}, nil
+	}
+	shared, err := openStore(cfg)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	kv := skills.NewKV(shared)
+	return kv, kv.String(), func() { shared.Close() }, nil
+}
+
+// skillPlace names a path in a skills store: a file under skills.dir, or
+// the shared store.
+func skillPlace(st skills.Store, parts ...string) string {
+	if f, ok := st.(*skills.Files); ok {
+		return filepath.Join(append([]string{f.Dir()}, parts...)...)
+	}
+	return "the shared store"
 }

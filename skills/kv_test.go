@@ -1,0 +1,55 @@
+package skills
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/store"
+)
+
+// KV keeps skills in a shared store: two KVs on one store (two replicas)
+// see each other's saves; overwrite keeps the previous version; remove
+// keeps it too.
+func TestKVShared(t *testing.T) {
+	st, err := store.Files(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, b := NewKV(st), NewKV(st)
+	s := &Skill{Name: "double", Description: "Double x", Language: "lua", Code: "return args.x * 2"}
+	if err := a.Save(ctx, s, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Get(ctx, "double")
+	if err != nil || got.Code != s.Code {
+		t.Fatalf("the other replica reads %+v, %v", got, err)
+	}
+	if err := b.Save(ctx, s, false); !errors.Is(err, ErrExists) {
+		t.Errorf("saving over without overwrite: %v, want ErrExists", err)
+	}
+	s2 := *s
+	s2.Code = "return args.x + args.x"
+	if err := b.Save(ctx, &s2, true); err != nil {
+		t.Fatal(err)
+	}
+	list, err := a.List(ctx)
+	if err != nil || len(list) != 1 || list[0].Code != s2.Code {
+		t.Errorf("list after overwrite: %+v, %v", list, err)
+	}
+	if err := a.Remove(ctx, "double"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, "double"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("get after remove: %v", err)
+	}
+	versions, _ := st.Keys(ctx, kvVersionPrefix+"double/")
+	if len(versions) != 2 {
+		t.Errorf("kept versions %v, want the two replaced", versions)
+	}
+	if !strings.Contains(a.String(), "shared store") {
+		t.Errorf("String() = %q", a.String())
+	}
+}
