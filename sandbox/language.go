@@ -101,7 +101,8 @@ var pythonLanguage = Language{
 	Prelude: pythonPrelude,
 	Syntax:  pySyntax{},
 	Help: `r = tools.server.tool(key=value) or call("server.tool", {...}); ` +
-		"failures raise ToolError; top-level return and await work; concurrent: asyncio.gather(tools.server.tool.acall(...), ...).",
+		"failures raise ToolError; top-level return and await work; concurrent: asyncio.gather(tools.server.tool.acall(...), ...); " +
+		"skills.save(name=..., description=..., code=..., parameters=...) keeps a script for later sessions as tools.skills.NAME.",
 	Trivial: "1",
 }
 
@@ -114,7 +115,8 @@ var javascriptLanguage = Language{
 	Prelude: nodePrelude,
 	Syntax:  jsSyntax{},
 	Help: `const r = await tools.server.tool({key: value}) or await call("server.tool", {...}); ` +
-		"failures throw ToolError; top-level return and await work; Promise.all runs calls concurrently.",
+		"failures throw ToolError; top-level return and await work; Promise.all runs calls concurrently; " +
+		"await skills.save({name, description, code, parameters}) keeps a script for later sessions as tools.skills.NAME.",
 	Trivial: "1",
 }
 
