@@ -57,7 +57,32 @@ type Upstream struct {
 	ConnectTimeout time.Duration // to connect and list tools; default 60s
 	CallTimeout    time.Duration // per tool call; default 120s
 	Disabled       bool
+	// Scope is ScopeShared ("" too, the default: one instance serves every
+	// client session) or ScopeSession (stdio only: each client session that calls
+	// the upstream gets an instance of its own, stopped when the session
+	// ends, so one user's data in a stateful server is not another's).
+	Scope string
+	// Instances bounds the instances of a scope: session upstream running
+	// at once; 0 means DefaultInstances (MaxInstances).
+	Instances int
 }
+
+// MaxInstances is the bound on a scope: session upstream's instances.
+func (u Upstream) MaxInstances() int {
+	if u.Instances > 0 {
+		return u.Instances
+	}
+	return DefaultInstances
+}
+
+// Upstream scopes.
+const (
+	ScopeShared  = "shared"
+	ScopeSession = "session"
+)
+
+// DefaultInstances bounds the instances of a scope: session upstream.
+const DefaultInstances = 16
 
 // Sandbox holds run_script limits. The defaults equal sandbox.DefaultLimits.
 type Sandbox struct {

@@ -20,7 +20,7 @@ const (
 // Keys of one upstream in proxy.yaml, and of one server in a client's file.
 var (
 	upstreamKeys = []string{"description", "transport", "command", "args", "env", "cwd",
-		"url", "headers", "connect_timeout", "call_timeout", "disabled"}
+		"url", "headers", "connect_timeout", "call_timeout", "disabled", "scope", "instances"}
 	clientKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 		"disabled", "description"}
 	// clientURLKeys name the url in some clients' files: Windsurf's
@@ -134,6 +134,22 @@ func (d *decoder) field(src *upstreamSource, e *entry, f field) {
 		u.CallTimeout, _ = d.duration(f.val, p)
 	case "disabled":
 		u.Disabled, _ = d.boolean(f.val, p)
+	case "scope":
+		if s, ok := d.str(f.val, p); ok {
+			if s != ScopeShared && s != ScopeSession {
+				d.errorf(f.val, p, "must be shared (one instance for every client session) or session (one per client session), not %q", s)
+			} else {
+				u.Scope = s
+			}
+		}
+	case "instances":
+		if n, ok := d.count(f.val, p); ok {
+			if n < 1 {
+				d.errorf(f.val, p, "must be at least 1")
+			} else {
+				u.Instances = n
+			}
+		}
 	}
 }
 
@@ -249,12 +265,18 @@ func (d *decoder) check(src *upstreamSource, e *entry) {
 		u.Cwd = d.cwd(src, e)
 	case "http":
 		d.only(e, "http", "command", "args", "env", "cwd")
+		if u.Scope == ScopeSession {
+			d.errorf(e.set["scope"].val, join(e.path, "scope"), "session starts a server process per client session, which only a stdio upstream has; an http server keeps its sessions apart itself")
+		}
 		switch {
 		case e.set["url"] != nil:
 			d.checkURL(e)
 		case !e.guessed["url"]:
 			d.errorf(e.key, join(e.path, "url"), "required for http")
 		}
+	}
+	if e.set["instances"] != nil && u.Scope != ScopeSession {
+		d.errorf(e.set["instances"].key, join(e.path, "instances"), "only bounds a scope: session upstream's instances; remove it or set scope: session")
 	}
 	if u.ConnectTimeout == 0 {
 		u.ConnectTimeout = DefaultConnectTimeout

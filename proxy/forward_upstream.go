@@ -212,6 +212,10 @@ func (p *Pool) callParams(ctx context.Context, server string, params *mcp.CallTo
 	if !ok {
 		return nil, fmt.Errorf("no upstream named %q", server)
 	}
+	u, err := p.forSession(ctx, u)
+	if err != nil {
+		return nil, err
+	}
 	return u.callParams(ctx, params)
 }
 

@@ -22,6 +22,7 @@ type Pool struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	inst   instances // scope: session instances running (scope.go)
 }
 
 // NewPool prepares a pool; Start connects it. onChange is called (from any

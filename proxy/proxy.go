@@ -141,7 +141,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
-	p.sessions.release = p.workspaces.release
+	p.sessions.release = func(s *Session) {
+		p.workspaces.release(s)
+		p.pool.releaseSession(s)
+	}
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))

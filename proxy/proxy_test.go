@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testChattyEnv) != "" {
 		runChattyUpstream()
 	}
+	if os.Getenv(testStatefulEnv) != "" {
+		runStatefulUpstream()
+	}
 	if line := os.Getenv(testStderrExitEnv); line != "" {
 		fmt.Fprintln(os.Stderr, line)
 		os.Exit(1)

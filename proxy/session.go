@@ -27,7 +27,8 @@ import (
 //   - searches, its recent search_tools queries, for learning (learn.go);
 //   - the relay's bookkeeping: its requests in flight to each upstream
 //     and the progress tokens they carry (relay.go);
-//   - its share of the run slots (slots.go).
+//   - its share of the run slots (slots.go);
+//   - its own instances of scope: session upstreams (scope.go).
 //
 // Sessions are made by the registry (sessions) when their first request
 // arrives, and found in a request's context with sessionOf.
@@ -46,10 +47,13 @@ type Session struct {
 	lastSeen uint64                       // seq of this session's last request to toolfold
 	progress map[string]progressRoute     // progress token sent upstream -> the client's
 	approved map[string]bool              // tools a person allowed for this session (policy)
-	searches recent                       // guarded by the learner's mutex (learn.go)
-	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
-	wsDir    string                       // guarded by workspaces.mu (workspace.go)
-	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
+	// instances are its own instances of scope: session upstreams, by
+	// name (scope.go).
+	instances map[string]*sessionInstance
+	searches  recent   // guarded by the learner's mutex (learn.go)
+	runs      slotUser // its run slots; guarded by runSlots.mu (slots.go)
+	wsDir     string   // guarded by workspaces.mu (workspace.go)
+	wsLock    *os.File // a persisted workspace's lock; guarded by workspaces.mu
 
 	endOnce sync.Once
 }

@@ -1,0 +1,106 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/toolfold/toolfold/config"
+)
+
+// Upstreams with scope: session (config.ScopeSession) are started once
+// per client session: the shared instance, started with the pool, lists the
+// tools for the catalog and serves calls made outside a client session (a
+// command's run); each client session that calls the upstream gets an
+// instance of its own on its first call, stopped when the session ends, so
+// one user's data in a stateful server never reaches another. At most
+// Instances run at once per upstream; past that a call fails with a
+// message that says so. Resources and prompts are still read from the
+// shared instance.
+
+// sessionInstance is one session's own instance of an upstream.
+type sessionInstance struct {
+	u      *upstream
+	cancel context.CancelFunc
+	done   chan struct{} // closed when its supervisor returned
+}
+
+// instances counts the running session instances of each upstream.
+type instances struct {
+	mu    sync.Mutex
+	count map[string]int
+}
+
+// forSession returns the upstream that serves a call of ctx's client
+// session to u: u itself unless u is scoped to sessions, else the
+// session's own instance, started on first use.
+func (p *Pool) forSession(ctx context.Context, u *upstream) (*upstream, error) {
+	s := sessionOf(ctx)
+	if u.cfg.Scope != config.ScopeSession || s == nil {
+		return u, nil
+	}
+	s.mu.Lock()
+	inst := s.instances[u.cfg.Name]
+	if inst == nil {
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			return nil, &UnavailableError{Server: u.cfg.Name, Reason: "the client session has ended"}
+		}
+		var err error
+		if inst, err = p.startInstance(s, u); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		if s.instances == nil {
+			s.instances = map[string]*sessionInstance{}
+		}
+		s.instances[u.cfg.Name] = inst
+	}
+	s.mu.Unlock()
+	select {
+	case <-inst.u.firstDone:
+		return inst.u, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// startInstance starts s's instance of u. Called with s.mu held.
+func (p *Pool) startInstance(s *Session, u *upstream) (*sessionInstance, error) {
+	p.inst.mu.Lock()
+	if p.inst.count == nil {
+		p.inst.count = map[string]int{}
+	}
+	if n := p.inst.count[u.cfg.Name]; n >= u.cfg.MaxInstances() {
+		p.inst.mu.Unlock()
+		return nil, &UnavailableError{Server: u.cfg.Name, Reason: fmt.Sprintf(
+			"it runs one instance per client session (scope: session) and %d already run, its instances bound; retry when a session ends, or raise instances in proxy.yaml", n)}
+	}
+	p.inst.count[u.cfg.Name]++
+	p.inst.mu.Unlock()
+	iu := newUpstream(u.cfg, p.log.With("session", s.id), u.version, func() {}, u.tel) // its tools are the shared instance's
+	iu.hooks, iu.scrub = u.hooks, u.scrub
+	ctx, cancel := context.WithCancel(s.ctx)
+	inst := &sessionInstance{u: iu, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(inst.done)
+		iu.run(ctx)
+	}()
+	return inst, nil
+}
+
+// releaseSession stops the instances a session started, when it ends.
+func (p *Pool) releaseSession(s *Session) {
+	s.mu.Lock()
+	list := s.instances
+	s.instances = nil
+	s.mu.Unlock()
+	for name, inst := range list {
+		inst.cancel()
+		<-inst.done
+		inst.u.close()
+		p.inst.mu.Lock()
+		p.inst.count[name]--
+		p.inst.mu.Unlock()
+	}
+}
