@@ -112,9 +112,18 @@ func (d *Detector) Find(s string, dst []Span) []Span {
 // with literals, spans of type TypeToken for text already shaped like a token.
 func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	base := len(dst)
-	sc := scanner{d: d, s: s, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
+	var nt *normalText
+	text := s
+	if needsNormal(s) {
+		nt = normalize(s)
+		text = nt.s
+	}
+	sc := scanner{d: d, s: text, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
 	sc.run()
 	dst = sc.out
+	if nt != nil {
+		nt.back(dst[base:])
+	}
 	if len(d.custom) > 0 {
 		dst = d.findCustom(s, dst, base)
 	}
@@ -200,7 +209,8 @@ func init() {
 		case c == '.' || c == '%' || c == '+':
 			m = cLocal
 		case c >= 0x80:
-			m = cWord
+			// Internationalized addresses: "müller@bücher.de".
+			m = cWord | cLocal
 		}
 		class[c] = m
 	}

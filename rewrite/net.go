@@ -10,7 +10,7 @@ func emailEnd(s string, i, at int) int {
 	j := at + 1
 	labels, labelStart, lastLabel := 0, j, -1
 	for j <= len(s) {
-		if j < len(s) && (isAlnum(s[j]) || s[j] == '-') {
+		if j < len(s) && (isAlnum(s[j]) || s[j] == '-' || s[j] >= 0x80) {
 			j++
 			continue
 		}
@@ -19,7 +19,7 @@ func emailEnd(s string, i, at int) int {
 		}
 		labels++
 		lastLabel = labelStart
-		if j < len(s) && s[j] == '.' && j+1 < len(s) && isAlnum(s[j+1]) {
+		if j < len(s) && s[j] == '.' && j+1 < len(s) && (isAlnum(s[j+1]) || s[j+1] >= 0x80) {
 			j++
 			labelStart = j
 			continue
@@ -34,7 +34,7 @@ func emailEnd(s string, i, at int) int {
 		return -1
 	}
 	for k := lastLabel; k < end; k++ {
-		if !isLetter(s[k]) {
+		if !isLetter(s[k]) && s[k] < 0x80 {
 			return -1
 		}
 	}

@@ -45,7 +45,7 @@ func (sc *scanner) run() {
 	n := len(s)
 	for i := 0; i < n; {
 		c := s[i]
-		if class[c]&(cLetter|cDigit) != 0 {
+		if class[c]&(cLetter|cDigit) != 0 || c >= 0x80 && d.on[kEmail] {
 			if i > 0 && isWord(s[i-1]) {
 				i++
 				continue
@@ -75,8 +75,11 @@ func (sc *scanner) run() {
 				}
 			}
 		case '(':
+			// "(415) 555-0132" is a phone number; "(4111111111111111)"
+			// is a value in brackets, read from the digit on.
 			if d.on[kPhone] && i+1 < n && isDigit(s[i+1]) && (i == 0 || !isAlnum(s[i-1])) {
-				if end := sc.number(i); end > 0 {
+				found := len(sc.out)
+				if end := sc.number(i); end > 0 && len(sc.out) > found {
 					i = end
 					continue
 				}
@@ -120,6 +123,9 @@ func (sc *scanner) word(i int) int {
 			return end
 		}
 	}
+	if c := s[i]; c >= 0x80 {
+		return -1
+	}
 	if isDigit(s[i]) {
 		if !numberBoundary(s, i) {
 			return -1
@@ -144,15 +150,18 @@ func (sc *scanner) word(i int) int {
 }
 
 // numberBoundary: a number does not start inside a compound such as
-// "v1.2", "ab-12" or "12:30".
+// "v1.2", "ab-12", "1/2" or "12:30", or after '$' (an amount); it does
+// start after a label's punctuation ("card:4111…", "SSN#536-…").
 func numberBoundary(s string, i int) bool {
 	if i == 0 {
 		return true
 	}
 	switch s[i-1] {
-	case '.', '-', '/', ':', ',':
+	case '.', '-', '/', ',':
 		return i < 2 || !isAlnum(s[i-2])
-	case '#', '$':
+	case ':':
+		return i < 2 || !isDigit(s[i-2])
+	case '$':
 		return false
 	}
 	return true

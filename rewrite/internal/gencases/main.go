@@ -500,7 +500,9 @@ func (g *gen) secrets() {
 		func() string { return "github_pat_" + g.from(alnum, 22) + "_" + g.from(alnum, 59) },
 		func() string { return "glpat-" + g.from(b64u, 20) },
 		func() string { return "xoxb-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(alnum, 24) },
-		func() string { return "xoxp-" + g.digits(12) + "-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(hexl, 32) },
+		func() string {
+			return "xoxp-" + g.digits(12) + "-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(hexl, 32)
+		},
 		func() string { return "xapp-1-A" + g.from(upnum, 10) + "-" + g.digits(13) + "-" + g.from(hexl, 64) },
 		func() string { return "sk_live_" + g.from(alnum, 24) },
 		func() string { return "rk_live_" + g.from(alnum, 24) },
