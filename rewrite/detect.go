@@ -121,6 +121,13 @@ func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	sc := scanner{d: d, s: text, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
 	sc.run()
 	dst = sc.out
+	if d.on[kSecret] {
+		if rs := secretRules(); rs != nil {
+			if cand := rs.findRules(text, nil); len(cand) > 0 {
+				dst = mergeSpans(dst, base, cand)
+			}
+		}
+	}
 	if nt != nil {
 		nt.back(dst[base:])
 	}
