@@ -68,7 +68,7 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 			for _, it := range items {
 				code := strings.ToUpper(strings.TrimSpace(it.Value))
 				if !slices.Contains(rewrite.PhoneRegions(), code) {
-					d.errorf(it, p, "no national phone format for %q; use one of %s (international +CC numbers are found whatever the regions)", it.Value, strings.Join(rewrite.PhoneRegions(), ", "))
+					d.errorf(it, p, "no national phone format for %q; use an ISO 3166 region code libphonenumber knows, such as US, GB or DE (international +CC numbers are found whatever the regions)", it.Value)
 					continue
 				}
 				pii.PhoneRegions = append(pii.PhoneRegions, code)

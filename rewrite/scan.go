@@ -16,6 +16,7 @@ type scanner struct {
 	// position they were looked up from (len(s) when there is none), so
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
+	libChecks         int // national numbers checked with libphonenumber
 }
 
 // next returns the index of the next c at or after i, using *cache.
