@@ -33,3 +33,23 @@ func TestRuleSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreShapes: IPv6 with an IPv4 tail or a leading "::", and secrets
+// whose prefix alone identifies them.
+func TestMoreShapes(t *testing.T) {
+	d := mustDetector(t, Defaults())
+	tg := "3149699521:AAuK1k27bpsBAiiefshKp8sIviYSEMGL8y6"
+	for _, tc := range []struct{ in, want string }{
+		{"ip ::ffff:192.0.2.128 up", "IP_ADDRESS:::ffff:192.0.2.128"},
+		{"(fe80::1)", "IP_ADDRESS:fe80::1"},
+		{"64:ff9b::192.0.2.33", "IP_ADDRESS:64:ff9b::192.0.2.33"},
+		{"std::vector a::b dead::beef", ""},
+		{"'NRAK-LC6LO4FUALZWHYQLPBTUREY7LHV'", "SECRET:NRAK-LC6LO4FUALZWHYQLPBTUREY7LHV"},
+		{"- " + tg + "\n", "SECRET:" + tg},
+		{"at 12:30:45", ""},
+	} {
+		if got := found(d, tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -85,6 +85,16 @@ func (sc *scanner) run() {
 					continue
 				}
 			}
+		case ':':
+			// "::ffff:192.0.2.128", "::1:2:3": an IPv6 address that starts
+			// with its "::".
+			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !isWord(s[i-1]) && s[i-1] != ':') {
+				if end := ipv6End(s, i); end > 0 {
+					sc.emit(i, end, TypeIPAddress)
+					i = end
+					continue
+				}
+			}
 		case '-':
 			if d.on[kSecret] && i+10 < n && s[i+1] == '-' {
 				if end := pemEnd(s, i); end > 0 {
@@ -128,6 +138,12 @@ func (sc *scanner) word(i int) int {
 		return -1
 	}
 	if isDigit(s[i]) {
+		if d.on[kSecret] {
+			if end := telegramEnd(s, i); end > 0 {
+				sc.emit(i, end, TypeSecret)
+				return end
+			}
+		}
 		if !numberBoundary(s, i) {
 			return -1
 		}
