@@ -165,7 +165,10 @@ func (sc *scanner) number(i int) int {
 			}
 		}
 		if d.on[kCard] && cardGroups(&r) {
-			if card(r.digitString(s, buf[:0])) {
+			// A brand's range and length; or, where a word such as
+			// "card" says so, any Luhn-valid number (a brand this table
+			// does not know).
+			if dg := r.digitString(s, buf[:0]); card(dg) || luhn(dg) && sc.context(i, r.end, cardWord) {
 				sc.emit(i, r.end, TypeCreditCard)
 				return r.end
 			}

@@ -76,6 +76,9 @@ func (sc *scanner) phone(r *numRun) bool {
 	if r.digits < 7 || r.digits > 15 || dateLike(s, r) || r.seps&sepSlash != 0 {
 		return false
 	}
+	if w := lastWord(s, r.start, 12); dateWord(w) {
+		return false
+	}
 	for _, rg := range sc.d.regions.list {
 		if rg.nanp && nanp(s, r, d) {
 			return true
@@ -225,8 +228,15 @@ var (
 	weakPhoneWords  = map[string]bool{
 		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
 	}
-	ssnWords = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
+	ssnWords  = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
+	cardWords = map[string]bool{"card": true, "cc": true, "credit": true, "debit": true, "visa": true,
+		"mastercard": true, "amex": true, "pan": true, "maestro": true}
+	// Dates of birth are not phone numbers, however grouped.
+	dateWords = map[string]bool{"dob": true, "born": true, "birth": true, "birthday": true, "date": true}
 )
+
+func cardWord(w string) bool { return cardWords[w] }
+func dateWord(w string) bool { return dateWords[w] }
 
 func strongWord(w string) bool { return strongPhoneWords[w] }
 func labelWord(w string) bool  { return labelPhoneWords[w] || strongPhoneWords[w] }
