@@ -119,14 +119,13 @@ func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 		text = nt.s
 	}
 	sc := scanner{d: d, s: text, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
+	if d.on[kSecret] {
+		sc.rules.rs = secretRules()
+	}
 	sc.run()
 	dst = sc.out
-	if d.on[kSecret] {
-		if rs := secretRules(); rs != nil {
-			if cand := rs.findRules(text, nil); len(cand) > 0 {
-				dst = mergeSpans(dst, base, cand)
-			}
-		}
+	if len(sc.rules.out) > 0 {
+		dst = mergeSpans(dst, base, sc.rules.out)
 	}
 	if nt != nil {
 		nt.back(dst[base:])

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -19,11 +20,28 @@ import (
 // any non-ASCII byte, or a '%' followed by two hex digits. Pure ASCII
 // without escapes, most text, takes the fast path.
 func needsNormal(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time for the high bit
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&0x8080808080808080 != 0 {
 			return true
 		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	for k := strings.IndexByte(s, '%'); k >= 0; {
+		if k+2 < len(s) && isHex(s[k+1]) && isHex(s[k+2]) {
+			return true
+		}
+		j := strings.IndexByte(s[k+1:], '%')
+		if j < 0 {
+			break
+		}
+		k += 1 + j
 	}
 	return false
 }

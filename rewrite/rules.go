@@ -64,10 +64,40 @@ type keywordRule struct {
 // ruleSet is the compiled rule file.
 type ruleSet struct {
 	global allow
-	// pair marks the lower-cased first two bytes of some keyword; byPair
-	// lists the keywords (and rules) that start with them.
-	pair   [1 << 16]bool
-	byPair map[uint16][]keywordRule
+	// pair maps the lower-cased first two bytes of keywords to 1 + their
+	// index in lists, which holds the keywords (and rules) starting so.
+	pair  [1 << 12]uint16
+	lists [][]keywordRule
+	// tri has a bit per hash of a keyword's first three bytes; short
+	// marks pairs that start a keyword of two bytes, which tri cannot.
+	// All three tables fit in a core's first-level cache.
+	tri   [1 << 10]uint64
+	short [1 << 12]bool
+}
+
+// code folds a byte to six bits: letters (either case) and digits apart,
+// the rest in a few shared slots; a hit is confirmed by comparing.
+var code [256]uint8
+
+func init() {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z':
+			code[c] = uint8(c-'a') + 1
+		case c >= 'A' && c <= 'Z':
+			code[c] = uint8(c-'A') + 1
+		case c >= '0' && c <= '9':
+			code[c] = uint8(c-'0') + 27
+		default:
+			code[c] = 37 + uint8(c%27)
+		}
+	}
+}
+
+func pairOf(a, b byte) uint16 { return uint16(code[a])<<6 | uint16(code[b]) }
+
+func triHash(a, b, c byte) uint32 {
+	return (uint32(code[a])<<12 | uint32(code[b])<<6 | uint32(code[c])) * 2654435761 >> 16
 }
 
 var (
@@ -86,9 +116,9 @@ func secretRules() *ruleSet {
 func compileRules(data []byte) (*ruleSet, []string) {
 	var f ruleFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return &ruleSet{byPair: map[uint16][]keywordRule{}}, []string{"(file): " + err.Error()}
+		return &ruleSet{}, []string{"(file): " + err.Error()}
 	}
-	rs := &ruleSet{byPair: map[uint16][]keywordRule{}}
+	rs := &ruleSet{}
 	var bad []string
 	rs.global, _ = compileAllow(f.Allowlist)
 	for _, spec := range f.Rules {
@@ -118,8 +148,17 @@ func compileRules(data []byte) (*ruleSet, []string) {
 				continue
 			}
 			p := pairOf(kw[0], kw[1])
-			rs.pair[p] = true
-			rs.byPair[p] = append(rs.byPair[p], keywordRule{kw: kw, rule: r})
+			if rs.pair[p] == 0 {
+				rs.lists = append(rs.lists, nil)
+				rs.pair[p] = uint16(len(rs.lists))
+			}
+			rs.lists[rs.pair[p]-1] = append(rs.lists[rs.pair[p]-1], keywordRule{kw: kw, rule: r})
+			if len(kw) == 2 {
+				rs.short[p] = true
+			} else {
+				h := triHash(kw[0], kw[1], kw[2])
+				rs.tri[h>>6] |= 1 << (h & 63)
+			}
 		}
 	}
 	return rs, bad
@@ -140,7 +179,6 @@ func compileAllow(a allowSpec) (allow, error) {
 	return al, nil
 }
 
-func pairOf(a, b byte) uint16 { return uint16(lower(a))<<8 | uint16(lower(b)) }
 
 // allowed reports whether the allowlist lets a finding pass as harmless.
 func (a *allow) allowed(secret, match, line string) bool {
@@ -185,41 +223,49 @@ func entropy(s string) float64 {
 
 const ruleWindow = 512 // bytes after a keyword a value may end within
 
-// findRules appends the secrets the rules find in s (unsorted, possibly
-// overlapping; the caller merges them).
-func (rs *ruleSet) findRules(s string, dst []Span) []Span {
-	if len(s) < 8 {
-		return dst
+// ruleScan is the state of the rules in one scan: the scanner calls at
+// for each word start and each start of a part of a word after '_'.
+type ruleScan struct {
+	rs   *ruleSet
+	done map[*secretRule]int // rule → end of the window it last ran on
+	out  []Span              // unsorted, possibly overlapping; merged later
+}
+
+// at runs the rules with a keyword at s[i].
+func (rc *ruleScan) at(s string, i int) {
+	if i+1 >= len(s) {
+		return
 	}
-	var done map[*secretRule]int // rule → end of the window it last ran on
-	for i := 0; i+1 < len(s); i++ {
-		c := s[i]
-		if class[c]&(cLetter|cDigit) == 0 && c != '-' || i > 0 && isAlnum(s[i-1]) && isAlnum(c) {
-			continue
+	p := pairOf(s[i], s[i+1])
+	k := rc.rs.pair[p]
+	if k == 0 {
+		return
+	}
+	if !rc.rs.short[p] {
+		if i+2 >= len(s) {
+			return
 		}
-		p := pairOf(c, s[i+1])
-		if !rs.pair[p] {
-			continue
-		}
-		for _, kr := range rs.byPair[p] {
-			if len(s)-i < len(kr.kw) || !strings.EqualFold(s[i:i+len(kr.kw)], kr.kw) {
-				continue
-			}
-			if done[kr.rule] > i {
-				continue
-			}
-			if kr.rule.assign && !assignAhead(s, i+len(kr.kw)) {
-				continue
-			}
-			if done == nil {
-				done = map[*secretRule]int{}
-			}
-			var end int
-			dst, end = kr.rule.run(s, i, dst, &rs.global)
-			done[kr.rule] = end
+		if h := triHash(s[i], s[i+1], s[i+2]); rc.rs.tri[h>>6]&(1<<(h&63)) == 0 {
+			return
 		}
 	}
-	return dst
+	for _, kr := range rc.rs.lists[k-1] {
+		if len(s)-i < len(kr.kw) || !strings.EqualFold(s[i:i+len(kr.kw)], kr.kw) {
+			continue
+		}
+		if rc.done[kr.rule] > i {
+			continue
+		}
+		if kr.rule.assign && !assignAhead(s, i+len(kr.kw)) {
+			continue
+		}
+		if rc.done == nil {
+			rc.done = map[*secretRule]int{}
+		}
+		var end int
+		rc.out, end = kr.rule.run(s, i, rc.out, &rc.rs.global)
+		rc.done[kr.rule] = end
+	}
 }
 
 // assignAhead: after the keyword, within a few name characters and

@@ -9,7 +9,7 @@ func TestRulesCompile(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("rules left out: %v", bad)
 	}
-	if n := len(rs.byPair); n < 100 {
+	if n := len(rs.lists); n < 100 {
 		t.Errorf("only %d keyword pairs; the rule file looks truncated", n)
 	}
 }

@@ -16,7 +16,8 @@ type scanner struct {
 	// position they were looked up from (len(s) when there is none), so
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
-	libChecks         int // national numbers checked with libphonenumber
+	libChecks         int      // national numbers checked with libphonenumber
+	rules             ruleScan // the secret rule set (rules.go); rs nil when off
 }
 
 // next returns the index of the next c at or after i, using *cache.
@@ -55,7 +56,18 @@ func (sc *scanner) run() {
 				i = end
 				continue
 			}
-			i = skipWord(s, i)
+			if sc.rules.rs == nil {
+				i = skipWord(s, i)
+				continue
+			}
+			// Rule keywords start words or parts of words
+			// ("MY_HEROKU_KEY").
+			sc.rules.at(s, i)
+			for i++; i < n && isWord(s[i]); i++ {
+				if s[i-1] == '_' && isAlnum(s[i]) {
+					sc.rules.at(s, i)
+				}
+			}
 			continue
 		}
 		switch c {
