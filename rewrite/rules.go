@@ -179,7 +179,6 @@ func compileAllow(a allowSpec) (allow, error) {
 	return al, nil
 }
 
-
 // allowed reports whether the allowlist lets a finding pass as harmless.
 func (a *allow) allowed(secret, match, line string) bool {
 	target := secret
