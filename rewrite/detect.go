@@ -128,7 +128,7 @@ func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 		dst = mergeSpans(dst, base, sc.rules.out)
 	}
 	if nt != nil {
-		nt.back(dst[base:])
+		dst = append(dst[:base], nt.back(dst[base:])...)
 	}
 	if len(d.custom) > 0 {
 		dst = d.findCustom(s, dst, base)

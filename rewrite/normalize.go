@@ -114,10 +114,18 @@ func normalize(s string) *normalText {
 	return n
 }
 
-// back maps spans of the normal form onto the original text, in place.
-func (n *normalText) back(spans []Span) {
-	for k := range spans {
-		sp := &spans[k]
+// back maps spans of the normal form onto the original text and returns
+// them. Two spans that meet inside one character's expansion ("ﬁ" is
+// "fi") would overlap in the original: they become one, the first's type.
+func (n *normalText) back(spans []Span) []Span {
+	out := spans[:0]
+	for _, sp := range spans {
 		sp.Start, sp.End = int(n.start[sp.Start]), int(n.end[sp.End-1])
+		if k := len(out) - 1; k >= 0 && sp.Start < out[k].End {
+			out[k].End = max(out[k].End, sp.End)
+			continue
+		}
+		out = append(out, sp)
 	}
+	return out
 }

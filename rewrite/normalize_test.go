@@ -63,3 +63,14 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
+
+// TestBackMerges: spans that meet inside one character's expansion do
+// not overlap once mapped back.
+func TestBackMerges(t *testing.T) {
+	n := normalize("aﬁb") // "afib": 'f' and 'i' both come from bytes 1..4
+	got := n.back([]Span{{Start: 0, End: 2, Type: "X"}, {Start: 2, End: 4, Type: "Y"}})
+	want := []Span{{Start: 0, End: 5, Type: "X"}}
+	if len(got) != 1 || got[0] != want[0] {
+		t.Errorf("back = %v, want %v", got, want)
+	}
+}
