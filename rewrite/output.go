@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -57,21 +58,25 @@ const minKnown = 6
 
 // knownSpans finds, left to right, the values the vault holds that stand
 // in s as whole words. Called with v.mu held. It indexes the held values
-// by their first four bytes, so the cost is one map look-up per word
-// start, whatever the vault holds.
+// by their first four bytes, with the lengths of the values that start
+// so: at each word start, one look-up per such length (longest first),
+// however many values share the prefix.
 func (v *Vault) knownSpans(s string, now time.Time) []Span {
 	if len(v.byValue) == 0 || len(s) < minKnown {
 		return nil
 	}
-	index := make(map[string][]string)
+	lens := make(map[string][]int) // first four bytes → lengths, longest first
 	for val, e := range v.byValue {
 		en := e.Value.(*entry)
 		if len(val) < minKnown || strings.HasPrefix(en.token, "["+TypeToken+"_") || now.Sub(en.used) > v.limits.TTL {
 			continue
 		}
-		index[val[:4]] = append(index[val[:4]], val)
+		ls := lens[val[:4]]
+		if k, found := slices.BinarySearchFunc(ls, len(val), func(a, b int) int { return b - a }); !found {
+			lens[val[:4]] = slices.Insert(ls, k, len(val))
+		}
 	}
-	if len(index) == 0 {
+	if len(lens) == 0 {
 		return nil
 	}
 	var out []Span
@@ -79,18 +84,16 @@ func (v *Vault) knownSpans(s string, now time.Time) []Span {
 		if i > 0 && isAlnum(s[i-1]) && isAlnum(s[i]) {
 			continue
 		}
-		best := ""
-		for _, val := range index[s[i:i+4]] {
-			end := i + len(val)
-			if len(val) > len(best) && end <= len(s) && s[i:end] == val &&
-				(end == len(s) || !(isAlnum(s[end-1]) && isAlnum(s[end]))) {
-				best = val
+		for _, l := range lens[s[i:i+4]] {
+			end := i + l
+			if end > len(s) || end < len(s) && isAlnum(s[end-1]) && isAlnum(s[end]) {
+				continue
 			}
-		}
-		if best != "" {
-			en := v.byValue[best].Value.(*entry)
-			out = append(out, Span{Start: i, End: i + len(best), Type: tokenType(en.token)})
-			i += len(best) - 1
+			if e, ok := v.byValue[s[i:end]]; ok && !strings.HasPrefix(e.Value.(*entry).token, "["+TypeToken+"_") {
+				out = append(out, Span{Start: i, End: end, Type: tokenType(e.Value.(*entry).token)})
+				i = end - 1
+				break
+			}
 		}
 	}
 	return out
