@@ -57,8 +57,18 @@ type secretRule struct {
 }
 
 type keywordRule struct {
-	kw   string // lower-case
-	rule *secretRule
+	kw     string // lower-case
+	p4, m4 uint32 // its first (up to) four bytes, and their mask
+	rule   *secretRule
+}
+
+// lower4 packs the lower-cased first (up to) four bytes of s.
+func lower4(s string) (x, m uint32) {
+	for k := 0; k < 4 && k < len(s); k++ {
+		x |= uint32(lower(s[k])) << (8 * k)
+		m |= 0xff << (8 * k)
+	}
+	return x, m
 }
 
 // ruleSet is the compiled rule file.
@@ -152,7 +162,8 @@ func compileRules(data []byte) (*ruleSet, []string) {
 				rs.lists = append(rs.lists, nil)
 				rs.pair[p] = uint16(len(rs.lists))
 			}
-			rs.lists[rs.pair[p]-1] = append(rs.lists[rs.pair[p]-1], keywordRule{kw: kw, rule: r})
+			p4, m4 := lower4(kw)
+			rs.lists[rs.pair[p]-1] = append(rs.lists[rs.pair[p]-1], keywordRule{kw: kw, p4: p4, m4: m4, rule: r})
 			if len(kw) == 2 {
 				rs.short[p] = true
 			} else {
@@ -248,8 +259,9 @@ func (rc *ruleScan) at(s string, i int) {
 			return
 		}
 	}
+	x, _ := lower4(s[i:min(len(s), i+4)])
 	for _, kr := range rc.rs.lists[k-1] {
-		if len(s)-i < len(kr.kw) || !strings.EqualFold(s[i:i+len(kr.kw)], kr.kw) {
+		if x&kr.m4 != kr.p4 || len(s)-i < len(kr.kw) || len(kr.kw) > 4 && !strings.EqualFold(s[i+4:i+len(kr.kw)], kr.kw[4:]) {
 			continue
 		}
 		if rc.done[kr.rule] > i {

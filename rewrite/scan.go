@@ -124,7 +124,7 @@ func (sc *scanner) run() {
 // digit); it returns the end of what it emitted, or -1.
 func (sc *scanner) word(i int) int {
 	s, d := sc.s, sc.d
-	if d.on[kEmail] && sc.next('@', i, &sc.nextAt)-i <= 64 {
+	if at := sc.next('@', i, &sc.nextAt); d.on[kEmail] && at < len(s) && at-i <= 64 {
 		j := sc.localEnd
 		if i >= j {
 			j = i

@@ -81,8 +81,11 @@ func secretAt(s string, i int) (int, int) {
 // telegramEnd: a Telegram bot token at s[i], "123456789:AA" + 33
 // base64url characters, or -1.
 func telegramEnd(s string, i int) int {
-	j := run(s, i, isDigit)
-	if j-i < 8 || j-i > 10 || !strings.HasPrefix(s[j:], ":AA") {
+	j := i
+	for j < len(s) && j-i <= 10 && isDigit(s[j]) {
+		j++
+	}
+	if j-i < 8 || j-i > 10 || j+3 > len(s) || s[j] != ':' || s[j+1] != 'A' || s[j+2] != 'A' {
 		return -1
 	}
 	k := run(s, j+3, func(c byte) bool { return class[c]&cB64 != 0 })
