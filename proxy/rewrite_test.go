@@ -304,3 +304,42 @@ func TestPIIVaultDroppedWithSession(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// What a script decodes itself never crossed the upstream edge as a value:
+// run_script's answer is scanned on its way to the client (issue 15).
+func TestPIIScriptOutputScanned(t *testing.T) {
+	up := newPIIServer()
+	_, cs := startProxy(t, testConfig(httpUpstream(t, "crm", up.srv)))
+	out, failed := runLua(t, cs, `
+local b = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function unb64(s)
+  local bits = s:gsub("=", ""):gsub(".", function(c)
+    local v, r = b:find(c, 1, true) - 1, ""
+    for i = 6, 1, -1 do r = r .. ((v % 2^i - v % 2^(i-1) > 0) and "1" or "0") end
+    return r
+  end)
+  return (bits:gsub("%d%d%d?%d?%d?%d?%d?%d?", function(x)
+    if #x ~= 8 then return "" end
+    local c = 0
+    for i = 1, 8 do c = c + (x:sub(i, i) == "1" and 2^(8-i) or 0) end
+    return string.char(c)
+  end))
+end
+local s = tools.crm.profile{}
+print("known " .. s.email)
+print("decoded " .. unb64("ZGF2ZUBleGFtcGxlLmNvbQ=="))
+return "ssn:536-22-1234"`)
+	if failed {
+		t.Fatalf("script failed: %s", out)
+	}
+	for _, raw := range []string{"dave@example.com", "536-22-1234"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("the client saw %q:\n%s", raw, out)
+		}
+	}
+	for _, want := range []string{"known [EMAIL_1]", "decoded [EMAIL_2]", `"ssn:[US_SSN_1]"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

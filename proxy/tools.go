@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -265,7 +266,11 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		p.log.Error("sandbox failed", "err", err)
 		return "toolfold could not run the script: " + err.Error(), true, nil
 	}
-	return p.renderRun(res, host.resultTokens.Load(), waited), res.Err != nil, nil
+	text = p.renderRun(res, host.resultTokens.Load(), waited)
+	if p.pii != nil && len(p.pii.trusted) == 0 { // what the script printed, decoded or assembled (issue 15)
+		text = rewrite.FromContext(p.pii.scriptContext(ctx, host)).ScanOutput(text)
+	}
+	return text, res.Err != nil, nil
 }
 
 // renderRun formats a run: output, "=> value", error, footer. resultTokens

@@ -112,9 +112,24 @@ func (d *Detector) Find(s string, dst []Span) []Span {
 // with literals, spans of type TypeToken for text already shaped like a token.
 func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	base := len(dst)
-	sc := scanner{d: d, s: s, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
+	var nt *normalText
+	text := s
+	if needsNormal(s) {
+		nt = normalize(s)
+		text = nt.s
+	}
+	sc := scanner{d: d, s: text, hint: hint, literals: literals, out: dst, nextAt: -1, nextColon: -1}
+	if d.on[kSecret] {
+		sc.rules.rs = secretRules()
+	}
 	sc.run()
 	dst = sc.out
+	if len(sc.rules.out) > 0 {
+		dst = mergeSpans(dst, base, sc.rules.out)
+	}
+	if nt != nil {
+		dst = append(dst[:base], nt.back(dst[base:])...)
+	}
 	if len(d.custom) > 0 {
 		dst = d.findCustom(s, dst, base)
 	}
@@ -200,7 +215,8 @@ func init() {
 		case c == '.' || c == '%' || c == '+':
 			m = cLocal
 		case c >= 0x80:
-			m = cWord
+			// Internationalized addresses: "müller@bücher.de".
+			m = cWord | cLocal
 		}
 		class[c] = m
 	}

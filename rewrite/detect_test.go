@@ -104,13 +104,18 @@ func TestHardNegatives(t *testing.T) {
 	}
 }
 
-// National formats only for the configured regions.
+// National formats of the configured regions; without one, only numbers
+// printed the national way (trunk '0', three groups) that libphonenumber
+// finds valid in a common region.
 func TestPhoneRegions(t *testing.T) {
 	none := mustDetector(t, Defaults())
 	o := Defaults()
 	o.PhoneRegions = []string{"gb"}
 	gb := mustDetector(t, o)
-	for _, in := range []string{"020 7946 0958", "07700 900123"} {
+	if got := found(none, "see 020 7946 0958"); got != "PHONE:020 7946 0958" {
+		t.Errorf("no regions, national print: %q", got)
+	}
+	for _, in := range []string{"07700 900123"} {
 		if got := found(none, "see "+in); got != "" {
 			t.Errorf("no regions: Find(%q) = %q, want nothing", in, got)
 		}

@@ -2,11 +2,21 @@
 // while letting them flow between tools.
 //
 // A Detector finds values in text in one hand-written pass over the bytes:
-// each candidate starts at a cheap anchor (a word start, '@', '+', '(' or a
-// run of digits) and is confirmed by its checksum or structure (Luhn and
-// brand prefixes for cards, mod-97 and country lengths for IBANs, the
-// area/group/serial rules for SSNs, octet ranges for IPv4). Regular
-// expressions are used only for the custom patterns of the config.
+// each candidate starts at a cheap anchor (a word start, '@', '+', '(',
+// "::" or a run of digits) and is confirmed by its checksum or structure
+// (Luhn and brand prefixes for cards, mod-97 and country lengths for
+// IBANs, the area/group/serial rules for SSNs, octet ranges for IPv4),
+// phone numbers by libphonenumber's metadata (phonelib.go), secrets by a
+// fast path by hand (secrets.go) and gitleaks' provider rules, run only
+// where one of their keywords starts a word (rules.go). Text with
+// non-ASCII bytes or %XX escapes is scanned in a normal form (NFKC, no
+// zero-width characters, escapes decoded) whose spans map back to the
+// original bytes (normalize.go). The sets it is measured on, and how they
+// were kept apart for tuning, are in testdata/SOURCES.md.
+//
+// Vault.ScanOutput is the last look at what a script prints: values the
+// vault holds become their tokens wherever they stand, new ones are found
+// and minted, the vault's own tokens stay.
 //
 // A Vault belongs to one client session. Tokenize replaces every value
 // found by a stable token such as [EMAIL_1] (the same value gets the same

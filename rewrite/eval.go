@@ -18,6 +18,19 @@ type Case struct {
 		Type  string `json:"type"`
 		Value string `json:"value"`
 	} `json:"spans"`
+	// Tags mark hard negatives ("hard-negative"): texts made to look like
+	// a value that are not one.
+	Tags []string `json:"tags"`
+}
+
+// hardNegative reports whether c is tagged as a hard negative.
+func (c Case) hardNegative() bool {
+	for _, t := range c.Tags {
+		if t == "hard-negative" {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadCases reads JSON lines of cases; every line must parse.
@@ -87,6 +100,9 @@ type Evaluation struct {
 	// Unscored counts detections of types the set does not label
 	// (secrets, custom): neither credited nor penalised.
 	Unscored int
+	// HardNegatives counts the cases tagged "hard-negative"; Touched
+	// those of them in which anything at all was detected.
+	HardNegatives, Touched int
 }
 
 // Evaluate runs d over the cases. A detection counts only if its type and
@@ -102,12 +118,22 @@ func Evaluate(d *Detector, cases []Case) Evaluation {
 	var ev Evaluation
 	var spans []Span
 	for _, c := range cases {
+		for _, sp := range c.Spans {
+			score(sp.Type)
+		}
+	}
+	for _, c := range cases {
 		gold := map[[2]string]int{}
 		for _, sp := range c.Spans {
 			gold[[2]string{sp.Type, sp.Value}]++
-			score(sp.Type)
 		}
 		spans = d.Find(c.Text, spans[:0])
+		if c.hardNegative() {
+			ev.HardNegatives++
+			if len(spans) > 0 {
+				ev.Touched++
+			}
+		}
 		for _, sp := range spans {
 			k := [2]string{sp.Type, c.Text[sp.Start:sp.End]}
 			if _, labelled := byType[sp.Type]; !labelled && !scoredType(sp.Type) {
@@ -156,6 +182,9 @@ func (ev Evaluation) Table() string {
 	fmt.Fprintf(&b, "%-12s %5s %4s %4s %9s %7s %6s\n", "type", "TP", "FP", "FN", "precision", "recall", "F2")
 	for _, s := range append(ev.Types, ev.Overall) {
 		fmt.Fprintf(&b, "%-12s %5d %4d %4d %9.4f %7.4f %6.4f\n", s.Type, s.TP, s.FP, s.FN, s.Precision(), s.Recall(), s.F2())
+	}
+	if ev.HardNegatives > 0 {
+		fmt.Fprintf(&b, "hard negatives touched: %d of %d\n", ev.Touched, ev.HardNegatives)
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ func FuzzRoundTrip(f *testing.F) {
 		"[TOKEN_1][TOKEN_1]", "call +44 20 7946 0958 or 415-555-0132", "[[EMAIL_1]]", "[EMAIL_[PHONE_1]]",
 		"card 4111 1111 1111 1111 ip 10.0.0.1 ssn 078-05-1120", `{"a":"ann@example.com","b":[1,"[EMAIL_1]"]}`,
 		"-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----", "GB82 WEST 1234 5698 7654 32",
+		"ｊｏｅ＠example.com", "u?to=joe%40example.com&x=%2B44%2020%207946%200958", "joe\u200b@example.com ﬁ ⒈2.3.4",
 	} {
 		f.Add(s)
 	}

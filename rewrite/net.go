@@ -1,5 +1,7 @@
 package rewrite
 
+import "strings"
+
 // emailEnd validates an address whose local part is s[i:at] and returns
 // its end, or -1. The domain needs two or more labels and an alphabetic
 // top-level label; a trailing '.' (end of a sentence) is left out.
@@ -10,7 +12,7 @@ func emailEnd(s string, i, at int) int {
 	j := at + 1
 	labels, labelStart, lastLabel := 0, j, -1
 	for j <= len(s) {
-		if j < len(s) && (isAlnum(s[j]) || s[j] == '-') {
+		if j < len(s) && (isAlnum(s[j]) || s[j] == '-' || s[j] >= 0x80) {
 			j++
 			continue
 		}
@@ -19,7 +21,7 @@ func emailEnd(s string, i, at int) int {
 		}
 		labels++
 		lastLabel = labelStart
-		if j < len(s) && s[j] == '.' && j+1 < len(s) && isAlnum(s[j+1]) {
+		if j < len(s) && s[j] == '.' && j+1 < len(s) && (isAlnum(s[j+1]) || s[j+1] >= 0x80) {
 			j++
 			labelStart = j
 			continue
@@ -34,7 +36,7 @@ func emailEnd(s string, i, at int) int {
 		return -1
 	}
 	for k := lastLabel; k < end; k++ {
-		if !isLetter(s[k]) {
+		if !isLetter(s[k]) && s[k] < 0x80 {
 			return -1
 		}
 	}
@@ -56,7 +58,7 @@ func ipv6End(s string, i int) int {
 	if k >= len(s) || s[k] != ':' {
 		return -1
 	}
-	groups, double, j := 0, false, i
+	groups, double, j, first := 0, false, i, ""
 	for groups < 8 {
 		g := j
 		for j < len(s) && j-g < 5 && isHex(s[j]) {
@@ -65,8 +67,20 @@ func ipv6End(s string, i int) int {
 		if j-g > 4 {
 			return -1
 		}
+		// An IPv4 tail: "::ffff:192.0.2.128" (two groups' worth).
+		if j < len(s) && s[j] == '.' && (double || groups == 6) {
+			var r numRun
+			if parseRun(s, g, &r) && r.seps == sepDot && r.n == 4 && ipv4(groupStrings(s, &r)) {
+				groups += 2
+				j = r.end
+			}
+			break
+		}
 		if j > g {
 			groups++
+			if groups == 1 {
+				first = s[g:j]
+			}
 		}
 		if j+1 < len(s) && s[j] == ':' && s[j+1] == ':' {
 			if double {
@@ -85,7 +99,10 @@ func ipv6End(s string, i int) int {
 	if j < len(s) && (isWord(s[j]) || s[j] == ':') {
 		return -1
 	}
-	if !double && groups != 8 || double && groups < 3 {
+	// With "::", three groups, or two when the first is a full group
+	// with a digit ("fe80::1"), so that "a::b" and "dead::beef" in code
+	// are not addresses.
+	if !double && groups != 8 || double && groups < 2 || groups == 2 && !(len(first) == 4 && strings.IndexAny(first, "0123456789") >= 0) {
 		return -1
 	}
 	return j

@@ -155,15 +155,20 @@ func (sc *scanner) number(i int) int {
 			}
 			return r.end
 		}
-		if d.on[kSSN] && r.n == 1 && r.digits == 9 && sc.context(i, r.end, ssnWord) {
-			v := s[i:r.end]
-			if ssn(v[:3], v[3:5], v[5:]) {
+		// "078051120" and "078 05 1120" are SSNs when a word says so.
+		if d.on[kSSN] && r.digits == 9 && (r.n == 1 || r.seps == sepSpace && r.sizes(3, 2, 4)) && sc.context(i, r.end, ssnWord) {
+			var b [9]byte
+			v := r.digitString(s, b[:0])
+			if ssn(string(v[:3]), string(v[3:5]), string(v[5:])) {
 				sc.emit(i, r.end, TypeUSSSN)
 				return r.end
 			}
 		}
 		if d.on[kCard] && cardGroups(&r) {
-			if card(r.digitString(s, buf[:0])) {
+			// A brand's range and length; or, where a word such as
+			// "card" says so, any Luhn-valid number (a brand this table
+			// does not know).
+			if dg := r.digitString(s, buf[:0]); card(dg) || luhn(dg) && sc.context(i, r.end, cardWord) {
 				sc.emit(i, r.end, TypeCreditCard)
 				return r.end
 			}
@@ -202,7 +207,7 @@ func versionBefore(s string, i int) bool {
 // (skipping up to a few spaces and punctuation), looking back at most n bytes.
 func lastWord(s string, i, n int) string {
 	j := i
-	for j > 0 && i-j < 3 && !isAlnum(s[j-1]) {
+	for j > 0 && i-j < 4 && !isAlnum(s[j-1]) {
 		j--
 	}
 	k := j

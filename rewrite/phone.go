@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nyaruka/phonenumbers"
 )
 
 // region is how a country writes national phone numbers: with a trunk '0'
@@ -33,24 +35,34 @@ var regions = map[string]region{
 	"PT": {min: 9, max: 9, lead: "29"},
 }
 
-// PhoneRegions lists the region codes with national formats.
+// PhoneRegions lists the region codes with national formats: every
+// region libphonenumber knows (a few also have hand-written formats).
 func PhoneRegions() []string {
-	out := make([]string, 0, len(regions))
-	for r := range regions {
+	out := make([]string, 0, 256)
+	for r := range phonenumbers.GetSupportedRegions() {
 		out = append(out, r)
 	}
 	sort.Strings(out)
 	return out
 }
 
-type regionSet struct{ list []region }
+// regionSet holds the configured regions: their hand-written formats, and
+// their codes for libphonenumber (phonelib.go), which knows every region.
+type regionSet struct {
+	list  []region
+	codes []string
+}
 
 func (rs *regionSet) add(code string) error {
-	r, ok := regions[strings.ToUpper(code)]
-	if !ok {
-		return fmt.Errorf("phone region %q has no national format here; use one of %s (international +CC numbers are found in every region)", code, strings.Join(PhoneRegions(), ", "))
+	code = strings.ToUpper(code)
+	r, ok := regions[code]
+	if !ok && !phonenumbers.GetSupportedRegions()[code] {
+		return fmt.Errorf("phone region %q is not known; use one of the ISO 3166 codes libphonenumber knows, such as US, GB or DE (international +CC numbers are found in every region)", code)
 	}
-	rs.list = append(rs.list, r)
+	if ok {
+		rs.list = append(rs.list, r)
+	}
+	rs.codes = append(rs.codes, code)
 	return nil
 }
 
@@ -64,6 +76,9 @@ func (sc *scanner) phone(r *numRun) bool {
 	if r.digits < 7 || r.digits > 15 || dateLike(s, r) || r.seps&sepSlash != 0 {
 		return false
 	}
+	if w := lastWord(s, r.start, 12); dateWord(w) {
+		return false
+	}
 	for _, rg := range sc.d.regions.list {
 		if rg.nanp && nanp(s, r, d) {
 			return true
@@ -72,16 +87,39 @@ func (sc *scanner) phone(r *numRun) bool {
 			return true
 		}
 	}
-	// Unformatted digits, or groups of one digit, need a strong context.
-	if r.n == 1 && r.digits > 12 {
-		return false
-	}
+	grouped, trunkGroup := !(r.n == 1 && r.digits > 12), true
 	for k := 0; k < r.n; k++ {
 		if r.size(k) < 2 && !r.paren[k] {
-			return false
+			grouped = false
+			trunkGroup = trunkGroup && k == 0
 		}
 	}
-	return sc.phoneContext(r.start, r.end)
+	// A configured region's number that libphonenumber calls valid,
+	// printed in groups.
+	if grouped && r.n >= 2 && len(sc.d.regions.codes) > 0 && sc.lib() && validNational(d, sc.d.regions.codes) {
+		return true
+	}
+	if sc.phoneContext(r.start, r.end) {
+		// A one-digit trunk prefix ("8 (912) 345-66-93") needs the library.
+		return grouped || trunkGroup && r.n > 2 && r.digits >= 9 && sc.lib() && validNational(d, libRegions)
+	}
+	// No word, no configured region: a number printed the national way,
+	// a trunk '0' or an area code in brackets and three groups or more,
+	// that is valid in one of the common regions.
+	if grouped && r.n >= 3 && r.seps&sepDot == 0 && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+		return true
+	}
+	return false
+}
+
+// maxLibChecks bounds the national-number checks per text: each asks
+// libphonenumber about many regions, and hostile text must stay linear.
+const maxLibChecks = 64
+
+// lib spends one library check of the scan's budget.
+func (sc *scanner) lib() bool {
+	sc.libChecks++
+	return sc.libChecks <= maxLibChecks
 }
 
 // nanp: [1-|001-]NXX-NXX-XXXX with one kind of separator, or (NXX) NXX-XXXX.
@@ -161,6 +199,16 @@ func (sc *scanner) intlPhone(i int) int {
 	if digits < 8 || digits > 15 {
 		return -1
 	}
+	var buf [48]byte
+	d := buf[:0]
+	for k := 0; k < r.n; k++ {
+		if !(r.paren[k] && s[r.g[k].s:r.g[k].e] == "0") {
+			d = append(d, s[r.g[k].s:r.g[k].e]...)
+		}
+	}
+	if !possibleIntl(d) {
+		return -1
+	}
 	if r.ext > 0 {
 		return r.ext
 	}
@@ -180,8 +228,15 @@ var (
 	weakPhoneWords  = map[string]bool{
 		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
 	}
-	ssnWords = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
+	ssnWords  = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
+	cardWords = map[string]bool{"card": true, "cc": true, "credit": true, "debit": true, "visa": true,
+		"mastercard": true, "amex": true, "pan": true, "maestro": true}
+	// Dates of birth are not phone numbers, however grouped.
+	dateWords = map[string]bool{"dob": true, "born": true, "birth": true, "birthday": true, "date": true}
 )
+
+func cardWord(w string) bool { return cardWords[w] }
+func dateWord(w string) bool { return dateWords[w] }
 
 func strongWord(w string) bool { return strongPhoneWords[w] }
 func labelWord(w string) bool  { return labelPhoneWords[w] || strongPhoneWords[w] }

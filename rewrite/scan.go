@@ -16,6 +16,8 @@ type scanner struct {
 	// position they were looked up from (len(s) when there is none), so
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
+	libChecks         int      // national numbers checked with libphonenumber
+	rules             ruleScan // the secret rule set (rules.go); rs nil when off
 }
 
 // next returns the index of the next c at or after i, using *cache.
@@ -45,7 +47,7 @@ func (sc *scanner) run() {
 	n := len(s)
 	for i := 0; i < n; {
 		c := s[i]
-		if class[c]&(cLetter|cDigit) != 0 {
+		if class[c]&(cLetter|cDigit) != 0 || c >= 0x80 && d.on[kEmail] {
 			if i > 0 && isWord(s[i-1]) {
 				i++
 				continue
@@ -54,7 +56,18 @@ func (sc *scanner) run() {
 				i = end
 				continue
 			}
-			i = skipWord(s, i)
+			if sc.rules.rs == nil {
+				i = skipWord(s, i)
+				continue
+			}
+			// Rule keywords start words or parts of words
+			// ("MY_HEROKU_KEY").
+			sc.rules.at(s, i)
+			for i++; i < n && isWord(s[i]); i++ {
+				if s[i-1] == '_' && isAlnum(s[i]) {
+					sc.rules.at(s, i)
+				}
+			}
 			continue
 		}
 		switch c {
@@ -75,8 +88,21 @@ func (sc *scanner) run() {
 				}
 			}
 		case '(':
+			// "(415) 555-0132" is a phone number; "(4111111111111111)"
+			// is a value in brackets, read from the digit on.
 			if d.on[kPhone] && i+1 < n && isDigit(s[i+1]) && (i == 0 || !isAlnum(s[i-1])) {
-				if end := sc.number(i); end > 0 {
+				found := len(sc.out)
+				if end := sc.number(i); end > 0 && len(sc.out) > found {
+					i = end
+					continue
+				}
+			}
+		case ':':
+			// "::ffff:192.0.2.128", "::1:2:3": an IPv6 address that starts
+			// with its "::".
+			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !isWord(s[i-1]) && s[i-1] != ':') {
+				if end := ipv6End(s, i); end > 0 {
+					sc.emit(i, end, TypeIPAddress)
 					i = end
 					continue
 				}
@@ -98,7 +124,7 @@ func (sc *scanner) run() {
 // digit); it returns the end of what it emitted, or -1.
 func (sc *scanner) word(i int) int {
 	s, d := sc.s, sc.d
-	if d.on[kEmail] && sc.next('@', i, &sc.nextAt)-i <= 64 {
+	if at := sc.next('@', i, &sc.nextAt); d.on[kEmail] && at < len(s) && at-i <= 64 {
 		j := sc.localEnd
 		if i >= j {
 			j = i
@@ -120,7 +146,16 @@ func (sc *scanner) word(i int) int {
 			return end
 		}
 	}
+	if c := s[i]; c >= 0x80 {
+		return -1
+	}
 	if isDigit(s[i]) {
+		if d.on[kSecret] {
+			if end := telegramEnd(s, i); end > 0 {
+				sc.emit(i, end, TypeSecret)
+				return end
+			}
+		}
 		if !numberBoundary(s, i) {
 			return -1
 		}
@@ -144,15 +179,18 @@ func (sc *scanner) word(i int) int {
 }
 
 // numberBoundary: a number does not start inside a compound such as
-// "v1.2", "ab-12" or "12:30".
+// "v1.2", "ab-12", "1/2" or "12:30", or after '$' (an amount); it does
+// start after a label's punctuation ("card:4111…", "SSN#536-…").
 func numberBoundary(s string, i int) bool {
 	if i == 0 {
 		return true
 	}
 	switch s[i-1] {
-	case '.', '-', '/', ':', ',':
+	case '.', '-', '/', ',':
 		return i < 2 || !isAlnum(s[i-2])
-	case '#', '$':
+	case ':':
+		return i < 2 || !isDigit(s[i-2])
+	case '$':
 		return false
 	}
 	return true

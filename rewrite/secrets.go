@@ -49,6 +49,17 @@ func secretAt(s string, i int) (int, int) {
 		if s[i] == 's' && strings.HasPrefix(rest, "sk-") {
 			return atLeast(s, i, 3, 20)
 		}
+		// Sentry organization tokens: sntrys_ + a base64 payload.
+		if strings.HasPrefix(rest, "sntrys_") {
+			if j := run(s, i+7, func(c byte) bool { return class[c]&cB64 != 0 || c == '+' || c == '/' || c == '=' }); j-i-7 >= 40 && !tokenByte(s, j) {
+				return i, j
+			}
+		}
+	case 'N':
+		// New Relic user keys: NRAK- + 27.
+		if strings.HasPrefix(rest, "NRAK-") {
+			return fixed(s, i, 5, 27)
+		}
 	case 'e':
 		if strings.HasPrefix(rest, "eyJ") {
 			if end := jwtEnd(s, i); end > 0 {
@@ -65,6 +76,23 @@ func secretAt(s string, i int) (int, int) {
 		}
 	}
 	return -1, -1
+}
+
+// telegramEnd: a Telegram bot token at s[i], "123456789:AA" + 33
+// base64url characters, or -1.
+func telegramEnd(s string, i int) int {
+	j := i
+	for j < len(s) && j-i <= 10 && isDigit(s[j]) {
+		j++
+	}
+	if j-i < 8 || j-i > 10 || j+3 > len(s) || s[j] != ':' || s[j+1] != 'A' || s[j+2] != 'A' {
+		return -1
+	}
+	k := run(s, j+3, func(c byte) bool { return class[c]&cB64 != 0 })
+	if k-j-3 != 33 || tokenByte(s, k) {
+		return -1
+	}
+	return k
 }
 
 // tokenByte: the characters of API keys.

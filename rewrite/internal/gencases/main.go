@@ -1,0 +1,610 @@
+// Command gencases writes the generated PII evaluation sets of
+// rewrite/testdata and splits the Presidio set into develop and holdout.
+// It is run once (go run ./rewrite/internal/gencases); the sets it wrote
+// are committed, and the holdout halves are read only as aggregate figures.
+//
+// Every random choice comes from fixed seeds, so a rerun writes the same
+// files. Phone numbers are libphonenumber's example numbers by region and
+// type (github.com/nyaruka/phonenumbers, MIT), with their last digits
+// varied and kept only when the library still calls them valid.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+type span struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+type kase struct {
+	ID    string   `json:"id"`
+	Text  string   `json:"text"`
+	Spans []span   `json:"spans"`
+	Tags  []string `json:"tags"`
+}
+
+func main() {
+	dir := flag.String("dir", "rewrite/testdata", "where the sets are")
+	flag.Parse()
+	g := &gen{r: rand.New(rand.NewPCG(15, 2026))}
+	cases := g.all()
+	dev, hold := split(cases, 7)
+	write(filepath.Join(*dir, "generated_develop.cases.jsonl"), dev)
+	write(filepath.Join(*dir, "generated_holdout.cases.jsonl"), hold)
+	splitPresidio(*dir)
+}
+
+// split shuffles with a fixed seed and cuts in half, per tag group so that
+// both halves hold every type and every kind of negative.
+func split(cases []kase, seed uint64) (dev, hold []kase) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	groups := map[string][]kase{}
+	var keys []string
+	for _, c := range cases {
+		k := c.Tags[0]
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], c)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g := groups[k]
+		r.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+		h := len(g) / 2
+		dev = append(dev, g[:h]...)
+		hold = append(hold, g[h:]...)
+	}
+	return dev, hold
+}
+
+func splitPresidio(dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "presidio_synth_v2.cases.jsonl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var cases []kase
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var c kase
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			log.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	r := rand.New(rand.NewPCG(1500, 15))
+	r.Shuffle(len(cases), func(i, j int) { cases[i], cases[j] = cases[j], cases[i] })
+	h := len(cases) * 7 / 10
+	dev, hold := cases[:h], cases[h:]
+	sort.Slice(dev, func(i, j int) bool { return dev[i].ID < dev[j].ID })
+	sort.Slice(hold, func(i, j int) bool { return hold[i].ID < hold[j].ID })
+	write(filepath.Join(dir, "presidio_develop.cases.jsonl"), dev)
+	write(filepath.Join(dir, "presidio_holdout.cases.jsonl"), hold)
+}
+
+func write(path string, cases []kase) {
+	var b strings.Builder
+	for _, c := range cases {
+		if c.Spans == nil {
+			c.Spans = []span{}
+		}
+		j, err := json.Marshal(c)
+		if err != nil {
+			log.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d cases\n", path, len(cases))
+}
+
+type gen struct {
+	r     *rand.Rand
+	cases []kase
+	n     int
+}
+
+func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g *gen) digits(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('0' + g.r.IntN(10))
+	}
+	return string(b)
+}
+
+// add records a case: tmpl has one "%s" that becomes the value.
+func (g *gen) add(group, typ, value, tmpl string) {
+	g.n++
+	c := kase{ID: fmt.Sprintf("gen-%04d", g.n), Text: fmt.Sprintf(tmpl, value), Tags: []string{group}}
+	if typ != "" {
+		c.Spans = []span{{Type: typ, Value: value}}
+		c.Tags = append(c.Tags, "positive")
+	} else {
+		c.Tags = append(c.Tags, "hard-negative")
+	}
+	g.cases = append(g.cases, c)
+}
+
+// Neutral templates: no word that names the type.
+var neutral = []string{
+	"%s",
+	"See %s for details.",
+	"The value was %s, as recorded.",
+	`{"value": "%s", "ok": true}`,
+	"value=%s&page=2",
+	"key:%s",
+	"(%s)",
+	"'%s'",
+	"<td>%s</td>",
+	"- %s\n- next item",
+	"[%s]",
+	"row 12\t%s\tactive",
+}
+
+func (g *gen) all() []kase {
+	g.emails()
+	g.encoded()
+	g.phones()
+	g.cards()
+	g.ibans()
+	g.ssns()
+	g.ips()
+	g.secrets()
+	g.negatives()
+	return g.cases
+}
+
+func (g *gen) emails() {
+	first := []string{"anna", "jean.luc", "o.brien", "li_wei", "m", "sam+news", "j.doe-smith", "Zoë", "user2024", "x.y.z", "ALICE", "kim.nguyen"}
+	domains := []string{"example.com", "mail.example.org", "uni.ac.uk", "firma.de", "test.co.jp", "example.io", "sub.domain.example.net", "correo.es", "exemple.fr", "xn--bcher-kva.example"}
+	idn := []string{"müller@bücher.de", "用户@例子.广告", "josé@correo.es", "δοκιμή@παράδειγμα.δοκιμή", "иван@пример.рф", "pelé@exemplo.com.br"}
+	tmpls := append([]string{"Email: %s", "write to %s please", "mailto:%s", "From: Jane <%s>", "Contact %s."}, neutral...)
+	for i := 0; i < 90; i++ {
+		v := g.pick(first) + "@" + g.pick(domains)
+		if strings.Contains(v, "Zoë") && g.r.IntN(2) == 0 {
+			v = "zoe" + g.digits(2) + "@" + g.pick(domains)
+		}
+		g.add("email", "EMAIL", v, g.pick(tmpls))
+	}
+	for _, v := range idn {
+		g.add("email", "EMAIL", v, g.pick(tmpls))
+		g.add("email", "EMAIL", v, g.pick(tmpls))
+	}
+}
+
+// encoded: values written with fullwidth or zero-width characters or
+// percent-encoding; the label is the original text, bytes as written.
+func (g *gen) encoded() {
+	for i := 0; i < 8; i++ {
+		u, d := g.pick([]string{"anna", "li.wei", "kim", "ops"}), g.pick([]string{"example.com", "firma.de", "mail.example.org"})
+		g.add("encoded", "EMAIL", u+"＠"+d, g.pick([]string{"%s", "mail %s", "key:%s"}))
+		g.add("encoded", "EMAIL", u+"%40"+d, g.pick([]string{"?email=%s&x=1", "https://ex.com/u?to=%s", "mailto=%s"}))
+		g.add("encoded", "EMAIL", u+"\u200b@"+d, g.pick([]string{"%s", "contact %s"}))
+		g.add("encoded", "EMAIL", strings.ToUpper(u)+"@"+d, "(%s)")
+	}
+	for i := 0; i < 4; i++ {
+		v := g.card("4", 16)
+		g.add("encoded", "CREDIT_CARD", toFullwidth(v), "card %s")
+		a, b, c := g.ssnParts()
+		g.add("encoded", "US_SSN", toFullwidth(a+"-"+b+"-"+c), "SSN %s")
+	}
+}
+
+func toFullwidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r == '-' {
+			return r - '!' + 0xFF01
+		}
+		return r
+	}, s)
+}
+
+var phoneRegions = []string{"US", "CA", "GB", "DE", "FR", "NL", "BE", "CH", "AT", "IT", "ES", "PT", "IE", "SE", "NO", "DK", "FI", "PL", "CZ", "AU", "NZ", "JP", "IN", "BR", "MX", "ZA", "SG", "KR", "CN", "AR", "IL", "TR", "HU", "RU"}
+
+// variant changes the last digits of an example number and keeps the
+// result if libphonenumber still calls it valid.
+func (g *gen) variant(n *phonenumbers.PhoneNumber) *phonenumbers.PhoneNumber {
+	for try := 0; try < 20; try++ {
+		nn := *n.NationalNumber
+		mod := uint64(1000)
+		v := nn - nn%mod + uint64(g.r.IntN(int(mod)))
+		c := phonenumbers.PhoneNumber{}
+		c.CountryCode = n.CountryCode
+		c.NationalNumber = &v
+		c.ItalianLeadingZero = n.ItalianLeadingZero
+		if phonenumbers.IsValidNumber(&c) {
+			return &c
+		}
+	}
+	return n
+}
+
+func (g *gen) phones() {
+	ctx := []string{"Tel: %s", "call me at %s", "phone %s", "Mobile: %s", "tel:%s", `{"phone": "%s"}`, "Fax %s", "Reach the office on %s.", "cell: %s", "phone=%s"}
+	for _, rg := range phoneRegions {
+		for _, typ := range []phonenumbers.PhoneNumberType{phonenumbers.FIXED_LINE, phonenumbers.MOBILE} {
+			ex := phonenumbers.GetExampleNumberForType(rg, typ)
+			if ex == nil {
+				continue
+			}
+			for k := 0; k < 2; k++ {
+				n := g.variant(ex)
+				intl := phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
+				// International forms need no context word.
+				switch g.r.IntN(4) {
+				case 0:
+					g.add("phone", "PHONE", intl, g.pick(append(neutral, ctx...)))
+				case 1:
+					g.add("phone", "PHONE", phonenumbers.Format(n, phonenumbers.E164), g.pick(append(neutral, ctx...)))
+				case 2:
+					g.add("phone", "PHONE", strings.ReplaceAll(intl, " ", "-"), g.pick(ctx))
+				case 3:
+					g.add("phone", "PHONE", strings.ReplaceAll(intl, " ", "."), g.pick(ctx))
+				}
+				// National forms come with a context word.
+				nat := phonenumbers.Format(n, phonenumbers.NATIONAL)
+				if g.r.IntN(3) == 0 {
+					nat = compact(nat)
+				}
+				g.add("phone", "PHONE", nat, g.pick(ctx))
+			}
+		}
+	}
+}
+
+func compact(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+func luhnDigit(body string) byte {
+	sum := 0
+	dbl := true
+	for i := len(body) - 1; i >= 0; i-- {
+		v := int(body[i] - '0')
+		if dbl {
+			v *= 2
+			if v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+		dbl = !dbl
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+func (g *gen) card(prefix string, n int) string {
+	body := prefix + g.digits(n-1-len(prefix))
+	return body + string(luhnDigit(body))
+}
+
+func group4(s, sep string) string {
+	var parts []string
+	for len(s) > 4 {
+		parts = append(parts, s[:4])
+		s = s[4:]
+	}
+	return strings.Join(append(parts, s), sep)
+}
+
+// Issuers' published test numbers (Stripe, Adyen, Braintree, PayPal docs).
+var testCards = []string{
+	"4111111111111111", "4242424242424242", "4012888888881881", "4000056655665556", "4222222222222",
+	"5555555555554444", "5105105105105100", "2223003122003222", "5200828282828210", "2222400070000005",
+	"378282246310005", "371449635398431", "378734493671000",
+	"6011111111111117", "6011000990139424", "6445644564456445",
+	"3530111333300000", "3566002020360505", "30569309025904", "38520000023237", "36227206271667",
+	"6200000000000005", "6759649826438453", "5018000000000009", "6703444444444449", "2200000000000004",
+}
+
+func (g *gen) cards() {
+	ctx := []string{"card %s", "Card number: %s", "paid with %s", "cc=%s", `{"card": "%s"}`}
+	tmpls := append(ctx, neutral...)
+	brands := []struct {
+		prefix string
+		n      int
+	}{{"4", 16}, {"4", 13}, {"4", 19}, {"51", 16}, {"55", 16}, {"2221", 16}, {"2720", 16}, {"34", 15}, {"37", 15},
+		{"6011", 16}, {"65", 16}, {"644", 16}, {"3528", 16}, {"3589", 16}, {"300", 14}, {"36", 14}, {"62", 16}, {"62", 19}, {"6759", 16}, {"2200", 16}}
+	for _, b := range brands {
+		for k := 0; k < 3; k++ {
+			v := g.card(b.prefix, b.n)
+			switch {
+			case k == 1 && b.n == 15:
+				v = v[:4] + " " + v[4:10] + " " + v[10:]
+			case k == 1 && b.n == 16:
+				v = group4(v, " ")
+			case k == 2 && b.n == 16:
+				v = group4(v, "-")
+			}
+			g.add("card", "CREDIT_CARD", v, g.pick(tmpls))
+		}
+	}
+	for _, v := range testCards {
+		g.add("card", "CREDIT_CARD", v, g.pick(tmpls))
+		if len(v) == 16 {
+			g.add("card", "CREDIT_CARD", group4(v, " "), g.pick(tmpls))
+		}
+	}
+}
+
+var ibanFormats = map[string]string{ // country: BBAN as (n digits | a letters | c alnum) runs
+	"DE": "18n", "GB": "4a14n", "FR": "10n11c2n", "ES": "20n", "IT": "1a10n12c", "NL": "4a10n", "BE": "12n",
+	"CH": "5n12c", "AT": "16n", "PL": "24n", "SE": "20n", "NO": "11n", "DK": "14n", "FI": "14n", "IE": "4a14n",
+	"PT": "21n", "LU": "3n13c", "CZ": "20n", "HU": "24n", "RO": "4a16c", "GR": "7n16c", "TR": "5n1n16c", "SA": "2n18c", "AE": "3n16n", "BR": "23n1a1c",
+}
+
+func (g *gen) bban(f string) string {
+	var b strings.Builder
+	for len(f) > 0 {
+		k := 0
+		for f[k] >= '0' && f[k] <= '9' {
+			k++
+		}
+		var n int
+		fmt.Sscan(f[:k], &n)
+		for i := 0; i < n; i++ {
+			switch f[k] {
+			case 'n':
+				b.WriteByte(byte('0' + g.r.IntN(10)))
+			case 'a':
+				b.WriteByte(byte('A' + g.r.IntN(26)))
+			case 'c':
+				if g.r.IntN(2) == 0 {
+					b.WriteByte(byte('0' + g.r.IntN(10)))
+				} else {
+					b.WriteByte(byte('A' + g.r.IntN(26)))
+				}
+			}
+		}
+		f = f[k+1:]
+	}
+	return b.String()
+}
+
+func mod97(s string) int {
+	r := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			r = (r*10 + int(c-'0')) % 97
+		} else {
+			r = (r*100 + int(c-'A') + 10) % 97
+		}
+	}
+	return r
+}
+
+func iban(cc, bban string) string {
+	check := 98 - mod97(bban+cc+"00")
+	return fmt.Sprintf("%s%02d%s", cc, check, bban)
+}
+
+func (g *gen) ibans() {
+	ctx := []string{"IBAN %s", "IBAN: %s", "pay to %s", "account %s", `{"iban": "%s"}`}
+	tmpls := append(ctx, neutral...)
+	var ccs []string
+	for cc := range ibanFormats {
+		ccs = append(ccs, cc)
+	}
+	sort.Strings(ccs)
+	for _, cc := range ccs {
+		for k := 0; k < 3; k++ {
+			v := iban(cc, g.bban(ibanFormats[cc]))
+			if k == 1 {
+				v = group4(v, " ")
+			}
+			g.add("iban", "IBAN", v, g.pick(tmpls))
+		}
+	}
+}
+
+func (g *gen) ssnParts() (string, string, string) {
+	for {
+		a := 1 + g.r.IntN(899)
+		if a == 666 {
+			continue
+		}
+		return fmt.Sprintf("%03d", a), fmt.Sprintf("%02d", 1+g.r.IntN(99)), fmt.Sprintf("%04d", 1+g.r.IntN(9999))
+	}
+}
+
+func (g *gen) ssns() {
+	ctx := []string{"SSN %s", "ssn:%s", "Social Security Number: %s", "SSN#%s", `{"ssn": "%s"}`, "social security no. %s"}
+	for i := 0; i < 60; i++ {
+		a, b, c := g.ssnParts()
+		switch i % 3 {
+		case 0:
+			g.add("ssn", "US_SSN", a+"-"+b+"-"+c, g.pick(append(ctx, neutral...)))
+		case 1:
+			g.add("ssn", "US_SSN", a+b+c, g.pick(ctx))
+		case 2:
+			g.add("ssn", "US_SSN", a+" "+b+" "+c, g.pick(ctx))
+		}
+	}
+}
+
+func (g *gen) ips() {
+	ctx := []string{"IP %s", "from %s:443", "host=%s", "client ip: %s", `{"ip": "%s"}`, "ping %s"}
+	tmpls := append(ctx, neutral...)
+	for i := 0; i < 50; i++ {
+		v := fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), 1+g.r.IntN(254))
+		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+	}
+	for _, v := range []string{"8.8.4.4", "192.168.0.1", "10.0.0.12", "172.16.254.1", "127.0.0.1"} {
+		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+	}
+	h := func() string { return fmt.Sprintf("%x", g.r.IntN(1<<16)) }
+	for i := 0; i < 40; i++ {
+		var v string
+		switch i % 4 {
+		case 0:
+			v = strings.Join([]string{h(), h(), h(), h(), h(), h(), h(), h()}, ":")
+		case 1:
+			v = "2001:db8:" + h() + "::" + h() + ":" + h()
+		case 2:
+			v = "fe80::" + h() + ":" + h() + ":" + h() + ":" + h()
+		case 3:
+			v = strings.ToUpper("2a00:1450:" + h() + ":" + h() + "::" + h())
+		}
+		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+	}
+	for _, v := range []string{"2001:db8::1", "::ffff:192.0.2.128", "2606:4700:4700::1111", "fe80::1"} {
+		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+	}
+}
+
+const (
+	alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	upnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	hexl  = "0123456789abcdef"
+	b64u  = alnum + "-_"
+)
+
+func (g *gen) from(set string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = set[g.r.IntN(len(set))]
+	}
+	return string(b)
+}
+
+func (g *gen) secrets() {
+	ctx := []string{"token: %s", "export API_KEY=%s", `{"secret": "%s"}`, "Authorization: Bearer %s", "key=%s"}
+	tmpls := append(ctx, neutral...)
+	makers := []func() string{
+		func() string { return "AKIA" + g.from(upnum, 16) },
+		func() string { return "ASIA" + g.from(upnum, 16) },
+		func() string { return "ghp_" + g.from(alnum, 36) },
+		func() string { return "gho_" + g.from(alnum, 36) },
+		func() string { return "ghs_" + g.from(alnum, 36) },
+		func() string { return "github_pat_" + g.from(alnum, 22) + "_" + g.from(alnum, 59) },
+		func() string { return "glpat-" + g.from(b64u, 20) },
+		func() string { return "xoxb-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(alnum, 24) },
+		func() string {
+			return "xoxp-" + g.digits(12) + "-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(hexl, 32)
+		},
+		func() string { return "xapp-1-A" + g.from(upnum, 10) + "-" + g.digits(13) + "-" + g.from(hexl, 64) },
+		func() string { return "sk_live_" + g.from(alnum, 24) },
+		func() string { return "rk_live_" + g.from(alnum, 24) },
+		func() string { return "sk_test_" + g.from(alnum, 24) },
+		func() string { return "sk-proj-" + g.from(b64u, 48) },
+		func() string { return "sk-" + g.from(alnum, 20) + "T3BlbkFJ" + g.from(alnum, 20) },
+		func() string { return "sk-ant-api03-" + g.from(b64u, 93) + "AA" },
+		func() string { return "AIza" + g.from(b64u, 35) },
+		func() string { return "SG." + g.from(b64u, 22) + "." + g.from(b64u, 43) },
+		func() string { return "npm_" + g.from(alnum, 36) },
+		func() string { return "pypi-AgEIcHlwaS5vcmc" + g.from(b64u, 60) },
+		func() string { return "hf_" + g.from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 34) },
+		func() string { return "dop_v1_" + g.from(hexl, 64) },
+		func() string { return "shpat_" + g.from("abcdefABCDEF0123456789", 32) },
+		func() string { return "SK" + g.from(hexl, 32) },
+		func() string { return "dapi" + g.from(hexl, 32) },
+		func() string { return "glsa_" + g.from(alnum, 32) + "_" + g.from(hexl, 8) },
+		func() string { return "NRAK-" + g.from(upnum, 27) },
+		func() string { return "PMAK-" + g.from(hexl, 24) + "-" + g.from(hexl, 34) },
+		func() string { return "lin_api_" + g.from(alnum, 40) },
+		func() string { return "hvs." + g.from(b64u, 90) },
+		func() string { return "sq0atp-" + g.from(b64u, 22) },
+		func() string { return "pul-" + g.from(hexl, 40) },
+		func() string { return "AGE-SECRET-KEY-1" + g.from("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58) },
+		func() string {
+			return "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI" + g.from(b64u, 30) + "." + g.from(b64u, 43)
+		},
+		func() string { return g.digits(10) + ":AA" + g.from(b64u, 33) },
+		func() string { return "ntn_" + g.digits(11) + g.from(alnum, 35) },
+		func() string { return "sntrys_eyJpYXQiOjE2" + g.from(alnum, 60) },
+		func() string { return "fo1_" + g.from(b64u, 43) },
+		func() string { return "dp.pt." + g.from(alnum, 43) },
+		func() string { return "ATATT3xFfGF0" + g.from(b64u, 170) + "=" + g.from(upnum, 8) },
+	}
+	for _, mk := range makers {
+		for k := 0; k < 3; k++ {
+			g.add("secret", "SECRET", mk(), g.pick(tmpls))
+		}
+	}
+	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + g.from(alnum+"+/", 60) + "\n" + g.from(alnum+"+/", 64) + "\n-----END RSA PRIVATE KEY-----"
+	g.add("secret", "SECRET", pem, "key file:\n%s\n")
+	pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk" + g.from(alnum+"+/", 60) + "\n-----END OPENSSH PRIVATE KEY-----"
+	g.add("secret", "SECRET", pem, "%s")
+}
+
+func (g *gen) negatives() {
+	neg := func(group, v string, tmpls ...string) {
+		if len(tmpls) == 0 {
+			tmpls = neutral
+		}
+		g.add(group, "", v, g.pick(tmpls))
+	}
+	for i := 0; i < 15; i++ { // Luhn-invalid card-shaped numbers
+		v := g.card("4", 16)
+		last := (int(v[15]-'0') + 1 + g.r.IntN(8)) % 10
+		v = v[:15] + string(byte('0'+last))
+		if i%2 == 0 {
+			v = group4(v, " ")
+		}
+		neg("neg-luhn", v, "card %s", "order %s", "%s", "ref: %s")
+	}
+	for _, v := range []string{"000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000", "987-65-4321"} {
+		neg("neg-ssn", v, "SSN %s", "%s", "id %s")
+	}
+	for i := 0; i < 10; i++ {
+		v := fmt.Sprintf("%d.%d.%d.%d", g.r.IntN(20), g.r.IntN(40), g.r.IntN(300), g.r.IntN(9000))
+		neg("neg-version", v, "version %s", "v%s", "release %s", "upgraded to %s", `{"version": "%s"}`)
+	}
+	for _, v := range []string{"1.2.3", "10.0.19041.1", "2.14.0-rc.1", "3.11.7", "256.1.1.1", "1.2.3.4.5"} {
+		neg("neg-version", v, "version %s", "%s", "build %s")
+	}
+	for i := 0; i < 10; i++ {
+		y, m, d := 2000+g.r.IntN(30), 1+g.r.IntN(12), 1+g.r.IntN(28)
+		vs := []string{
+			fmt.Sprintf("%d-%02d-%02d", y, m, d), fmt.Sprintf("%02d.%02d.%d", d, m, y), fmt.Sprintf("%02d/%02d/%d", m, d, y),
+			fmt.Sprintf("%d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
+			fmt.Sprintf("%02d:%02d:%02d", g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
+			fmt.Sprintf("%d%02d%02d%02d%02d%02d", y, m, d, g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
+		}
+		neg("neg-date", g.pick(vs), "on %s", "%s", "at %s", `{"created_at": "%s"}`, "DOB %s")
+	}
+	for i := 0; i < 10; i++ {
+		u := fmt.Sprintf("%s-%s-4%s-a%s-%s", g.from(hexl, 8), g.from(hexl, 4), g.from(hexl, 3), g.from(hexl, 3), g.from(hexl, 12))
+		neg("neg-id", u)
+		neg("neg-id", g.from(hexl, 32+8*(i%2)*1), "sha %s", "commit %s", "%s", "md5: %s")
+		neg("neg-id", g.from(hexl, 64), "sha256:%s", "%s", "digest %s")
+	}
+	for _, v := range []string{"sk-test", "ghp_short", "AKIAEXAMPLE", "xoxb-", "sk_live_", "AIza123", "glpat-abc", "eyJhbGciOiJIUzI1NiJ9", "Bearer token", "npm_install", "hf_hub_download", "SK-123"} {
+		neg("neg-secret", v, "%s", "token: %s", "key=%s")
+	}
+	for i := 0; i < 10; i++ {
+		vs := []string{g.digits(8), g.digits(10), g.digits(12), "1" + g.digits(14), "ORD-" + g.digits(9), g.digits(6) + "-" + g.digits(4), "#" + g.digits(7), g.digits(3) + "," + g.digits(3) + "," + g.digits(3)}
+		neg("neg-number", g.pick(vs), "order %s", "%s", "invoice %s shipped", `{"count": %s}`, "total %s items", "id=%s")
+	}
+	for i := 0; i < 10; i++ {
+		cc := []string{"DE", "GB", "FR", "NL", "ES"}[i%5]
+		v := iban(cc, g.bban(ibanFormats[cc]))
+		ck := (int(v[3]-'0') + 1 + g.r.IntN(8)) % 10
+		v = v[:3] + string(byte('0'+ck)) + v[4:]
+		neg("neg-iban", v, "IBAN %s", "%s", "account %s")
+	}
+	for _, v := range []string{"user@localhost", "@channel", "name@123", "foo@bar", "a@b.c1", "john at example dot com", "git@github.com:org/repo.git", "user@@example.com", "@example.com", "first.last@", "email@domain..com", "npm i @scope/pkg@1.2.3"} {
+		neg("neg-email", v, "%s", "see %s", "email: %s")
+	}
+}
