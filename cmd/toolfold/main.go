@@ -79,9 +79,9 @@ Usage:
                                              tool pins: which tools changed since first seen; accept a change
   toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--timeout 20m]
                                              measure tokens, latency and memory against real servers
-  toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--lines]
+  toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--set NAME|all] [--lines]
                                              score search_tools' ranking on a labelled corpus
-  toolfold eval-pii [--data FILE.jsonl] [--phone-regions US,DE] [--misses]
+  toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
   toolfold version                           the module version and VCS revision of this binary
 
