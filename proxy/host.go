@@ -45,7 +45,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, err
 	}
 	if skill := skillName(name); skill != "" {
-		return h.p.runSkill(h.p.pii.scriptContext(ctx, h), h, skill, args)
+		return h.callSkill(h.p.pii.scriptContext(ctx, h), name, skill, args)
 	}
 	ix := h.p.catalog.Load()
 	hit, ok := ix.Resolve(name)
@@ -69,6 +69,9 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if isRefusal(err) { // its message names the tool
+			return nil, &sandbox.ToolError{Tool: name, Msg: err.Error()}
+		}
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
 	if res.IsError {
@@ -91,6 +94,22 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		h.p.learn.observed(qname, v)
 	}
 	return v, nil
+}
+
+// callSkill runs the skill a script called as name (tools.skills.NAME),
+// inside callChain like any provider's tool: the policy decides it and
+// the audit records it.
+func (h *scriptHost) callSkill(ctx context.Context, name, skill string, args json.RawMessage) (json.RawMessage, error) {
+	var v json.RawMessage
+	_, err := h.p.tools.through(ctx, toolCall{Name: "skills." + skill, Args: args}, func(ctx context.Context, _ toolCall) (callResult, error) {
+		var err error
+		v, err = h.p.runSkill(ctx, h, skill, args)
+		return callResult{Bytes: len(v)}, err
+	})
+	if isRefusal(err) {
+		return nil, &sandbox.ToolError{Tool: name, Msg: err.Error()}
+	}
+	return v, err
 }
 
 // Search serves search_tools(...) inside scripts.
