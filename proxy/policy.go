@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
+	"github.com/toolfold/toolfold/sandbox"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -155,7 +156,7 @@ func (g *guard) middleware() callMiddleware {
 			run := runOf(ctx)
 			args := modelArgs(ctx, c.Args)
 			v, err := g.pol.Authorize(ctx, policy.Call{Tool: g.tool(ctx, c.Name), Session: sid, RunID: run.id, Args: args},
-				approvals, askerOf(ctx))
+				approvals, pausing(askerOf(ctx)))
 			start := time.Now()
 			var res callResult
 			if err == nil {
@@ -167,6 +168,18 @@ func (g *guard) middleware() callMiddleware {
 				Duration: time.Since(start), ResultBytes: res.Bytes, IsError: res.IsError || err != nil}, err)
 			return res, err
 		}
+	}
+}
+
+// pausing wraps ask so that the run's wall clock stops while the person
+// decides (sandbox.PauseClock); policy.approval_timeout bounds the wait.
+func pausing(ask policy.Asker) policy.Asker {
+	if ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		defer sandbox.PauseClock(ctx)()
+		return ask(ctx, p)
 	}
 }
 

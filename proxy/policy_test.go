@@ -67,6 +67,7 @@ func policyConfig(t *testing.T, n *notebook) *config.Config {
 // the messages it was shown.
 type elicitor struct {
 	answer string
+	delay  time.Duration // how long the person takes
 	mu     sync.Mutex
 	asked  []string
 }
@@ -75,6 +76,7 @@ func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	e.mu.Lock()
 	e.asked = append(e.asked, req.Params.Message)
 	e.mu.Unlock()
+	time.Sleep(e.delay)
 	if e.answer == "" {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
@@ -255,6 +257,22 @@ func TestPolicyPassthroughAndSearch(t *testing.T) {
 	for _, w := range []string{"notes.create [asks first]", "notes.delete_all [denied]"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("search lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+// TestPolicyPausesTheRunClock: a person who takes longer to answer than
+// the run's whole timeout does not make the run time out.
+func TestPolicyPausesTheRunClock(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		n := &notebook{}
+		cfg := policyConfig(t, n)
+		cfg.Sandbox.Timeout = 2 * time.Second
+		p, _ := startProxy(t, cfg)
+		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: 3 * time.Second}
+		text, isErr := runLua(t, policyClient(t, p, slow, version), `return tools.notes.create{text = "slow"}`)
+		if isErr || len(n.list()) != 1 {
+			t.Errorf("protocol %q: run with a slow answer: %q (isError %v); want the note created", version, text, isErr)
 		}
 	}
 }
