@@ -154,6 +154,7 @@ func (g *guard) middleware() callMiddleware {
 				approvals, sid = &s.approvals, s.id
 			}
 			run := runOf(ctx)
+			asid := auditSession(s)
 			args := modelArgs(ctx, c.Args)
 			v, err := g.pol.Authorize(ctx, policy.Call{Tool: g.tool(ctx, c.Name), Session: sid, RunID: run.id, Args: args},
 				approvals, pausing(askerOf(ctx)))
@@ -162,7 +163,7 @@ func (g *guard) middleware() callMiddleware {
 			if err == nil {
 				res, err = next(ctx, c)
 			}
-			g.record(ctx, audit.Record{Kind: audit.KindCall, Time: start, Session: sid, RunID: run.id,
+			g.record(ctx, audit.Record{Kind: audit.KindCall, Time: start, Session: asid, RunID: run.id,
 				Language: run.lang, CodeHash: run.codeHash, Tool: c.Name, Args: args,
 				Decision: string(v.Action), Rule: v.Rule.String(), Approval: string(v.Approval),
 				Duration: time.Since(start), ResultBytes: res.Bytes, IsError: res.IsError || err != nil}, err)
@@ -199,6 +200,18 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 		r.TraceID = sc.TraceID().String()
 	}
 	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
+}
+
+// auditSession names s in the audit: its Mcp-Session-Id, "stdio" for the
+// stdio session, "" outside a client session (a command's run).
+func auditSession(s *Session) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.id == "":
+		return "stdio"
+	}
+	return s.id
 }
 
 // modelArgs are a call's arguments as the model may see them: PII

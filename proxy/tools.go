@@ -285,10 +285,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 func (p *Proxy) auditRun(ctx context.Context, start time.Time, res *sandbox.Result, size int, err error) {
 	run := runOf(ctx)
 	r := audit.Record{Kind: audit.KindRun, Time: start, RunID: run.id, Language: run.lang, CodeHash: run.codeHash,
-		Duration: time.Since(start), ResultBytes: size, IsError: err != nil}
-	if s := sessionOf(ctx); s != nil {
-		r.Session = s.id
-	}
+		Duration: time.Since(start), ResultBytes: size, IsError: err != nil, Session: auditSession(sessionOf(ctx))}
 	if res != nil {
 		r.Calls = res.ToolCalls
 	}
