@@ -44,6 +44,7 @@ func askerOf(ctx context.Context) policy.Asker {
 
 // pendingCall is a tools/call's work that may wait for a person's answer.
 type pendingCall struct {
+	tool   string // the tools/call's name: a retry must name it too
 	q      policy.Questions
 	cancel context.CancelFunc
 	done   chan struct{} // closed when res and err are set
@@ -57,7 +58,7 @@ func (p *Proxy) asking(ctx context.Context, req *mcp.CallToolRequest, work func(
 	s := sessionOf(ctx)
 	if state := req.Params.RequestState; state != "" && s != nil {
 		pc := s.waitingCall(state)
-		if pc == nil {
+		if pc == nil || pc.tool != req.Params.Name {
 			return errorResult("this call's approval is no longer awaited (it timed out, or the call ended); make the call again"), nil
 		}
 		pc.q.Answer(req.Params.InputResponses)
@@ -69,7 +70,7 @@ func (p *Proxy) asking(ctx context.Context, req *mcp.CallToolRequest, work func(
 	if !multiRoundTrip(s.ss) {
 		return work(withAsker(ctx, s.ss.Elicit)) // asked with elicitation/create during the call
 	}
-	pc := &pendingCall{done: make(chan struct{})}
+	pc := &pendingCall{tool: req.Params.Name, done: make(chan struct{})}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pc.cancel = cancel
 	stop := context.AfterFunc(s.ctx, cancel)

@@ -155,8 +155,12 @@ func (g *guard) middleware() callMiddleware {
 			}
 			run := runOf(ctx)
 			asid := auditSession(s)
-			args := modelArgs(ctx, c.Args)
-			v, err := g.pol.Authorize(ctx, policy.Call{Tool: g.tool(ctx, c.Name), Session: sid, RunID: run.id, Args: args},
+			t := g.tool(ctx, c.Name)
+			var args json.RawMessage // tokenized only when someone will read them
+			if g.audit != nil || g.pol.Decide(t).Action == policy.Ask {
+				args = modelArgs(ctx, c.Args)
+			}
+			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args},
 				approvals, pausing(askerOf(ctx)))
 			start := time.Now()
 			var res callResult

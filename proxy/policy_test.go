@@ -326,3 +326,22 @@ func TestPolicyHoldsChangedTools(t *testing.T) {
 		t.Errorf("after approval: %s", out)
 	}
 }
+
+// TestPolicyAsksTwiceInOneRun: a run that asks about two tools makes two
+// rounds with a 2026-07-28 client, each a retry of the same run_script
+// call, and one question each with an older one.
+func TestPolicyAsksTwiceInOneRun(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		n := &notebook{}
+		cfg := policyConfig(t, n)
+		cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Match: "notes.read", Action: config.ActionAsk})
+		p, _ := startProxy(t, cfg)
+		e := &elicitor{answer: policy.ChoiceAllowOnce}
+		text, isErr := runLua(t, policyClient(t, p, e, version), `tools.notes.create{text = "a"}
+return tools.notes.read{}`)
+		asked := e.messages()
+		if isErr || len(n.list()) != 1 || len(asked) != 2 || !strings.Contains(asked[1], "notes.read") {
+			t.Errorf("protocol %q: %q (isError %v), asked %q; want both calls made after a question each", version, text, isErr, asked)
+		}
+	}
+}
