@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -342,6 +343,32 @@ return tools.notes.read{}`)
 		asked := e.messages()
 		if isErr || len(n.list()) != 1 || len(asked) != 2 || !strings.Contains(asked[1], "notes.read") {
 			t.Errorf("protocol %q: %q (isError %v), asked %q; want both calls made after a question each", version, text, isErr, asked)
+		}
+	}
+}
+
+// TestPolicyAsksOverHTTP: asking over streamable HTTP, with the go-sdk
+// client's latest protocol (over toolfold's stateful HTTP it settles on
+// 2025-11-25 today) and 2025-11-25.
+func TestPolicyAsksOverHTTP(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		n := &notebook{}
+		p, _ := startProxy(t, policyConfig(t, n))
+		ts := httptest.NewServer(p.HTTPHandler(""))
+		t.Cleanup(ts.Close)
+		e := &elicitor{answer: policy.ChoiceAllowOnce}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, &mcp.ClientOptions{ElicitationHandler: e.handle}).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		text, isErr := runLua(t, cs, `return tools.notes.create{text = "over http"}`)
+		if isErr || len(n.list()) != 1 || len(e.messages()) != 1 {
+			t.Errorf("protocol %q (%s): %q (isError %v), asked %d times; want the note created after one question",
+				version, cs.InitializeResult().ProtocolVersion, text, isErr, len(e.messages()))
 		}
 	}
 }
