@@ -372,3 +372,27 @@ func TestPolicyAsksOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyRate: over a rule's rate a call fails, catchably, with when to
+// retry, and the audit records it.
+func TestPolicyRate(t *testing.T) {
+	n := &notebook{}
+	cfg := policyConfig(t, n)
+	cfg.Policy.Rules = append(cfg.Policy.Rules, config.PolicyRule{Match: "notes.read", Rate: config.PolicyRate{Limit: 1, Window: time.Minute}})
+	file := filepath.Join(t.TempDir(), "audit.jsonl")
+	aud, err := audit.Open(config.Audit{File: file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { aud.Close() })
+	p, _ := startProxyWith(t, cfg, &Options{Audit: aud})
+	text, _ := runLua(t, policyClient(t, p, nil, ""), `tools.notes.read{}
+print(pcall(function() return tools.notes.read{} end))`)
+	if !strings.Contains(text, "false\tnotes.read: policy rule 3 (notes.read) allows 1/min per session; the call was not made; retry in") {
+		t.Errorf("the second read: %s", text)
+	}
+	entries, _ := readAudit(t, file)
+	if len(entries) != 3 || entries[0].IsError || !entries[1].IsError || !strings.Contains(entries[1].Error, "retry in") {
+		t.Errorf("audit %+v: want the read, the refused read, the run", entries)
+	}
+}
