@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +51,13 @@ type pendingCall struct {
 	done   chan struct{} // closed when res and err are set
 	res    *mcp.CallToolResult
 	err    error
+
+	collectOnce sync.Once
+	collected   chan struct{} // closed when a handler returned res and err
 }
+
+// collect marks the result delivered to the client.
+func (pc *pendingCall) collect() { pc.collectOnce.Do(func() { close(pc.collected) }) }
 
 // asking runs work, the body of a tools/call handler, so that the
 // approvals its tool calls need reach the person: see above.
@@ -70,7 +77,7 @@ func (p *Proxy) asking(ctx context.Context, req *mcp.CallToolRequest, work func(
 	if !multiRoundTrip(s.ss) {
 		return work(withAsker(ctx, s.ss.Elicit)) // asked with elicitation/create during the call
 	}
-	pc := &pendingCall{tool: req.Params.Name, done: make(chan struct{})}
+	pc := &pendingCall{tool: req.Params.Name, done: make(chan struct{}), collected: make(chan struct{})}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pc.cancel = cancel
 	stop := context.AfterFunc(s.ctx, cancel)
@@ -83,6 +90,7 @@ func (p *Proxy) asking(ctx context.Context, req *mcp.CallToolRequest, work func(
 		t := time.NewTimer(p.guard.pol.ApprovalTimeout())
 		defer t.Stop()
 		select {
+		case <-pc.collected:
 		case <-t.C:
 		case <-s.ctx.Done():
 		}
@@ -103,6 +111,7 @@ func (p *Proxy) await(ctx context.Context, s *Session, state string, pc *pending
 		select {
 		case <-pc.done:
 			s.dropWaiting(state)
+			pc.collect()
 			return pc.res, pc.err
 		case <-pc.q.Asked():
 			if reqs := pc.q.Requests(); reqs != nil {
