@@ -177,13 +177,17 @@ func (g *guard) middleware() callMiddleware {
 }
 
 // pausing wraps ask so that the run's wall clock stops while the person
-// decides (sandbox.PauseClock); policy.approval_timeout bounds the wait.
+// decides (sandbox.PauseClock, and the budget of the skills the run calls
+// later); policy.approval_timeout bounds the wait.
 func pausing(ask policy.Asker) policy.Asker {
 	if ask == nil {
 		return nil
 	}
 	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		defer sandbox.PauseClock(ctx)()
+		if f := runFrameOf(ctx); f != nil { // the time skills called later get
+			defer func(start time.Time) { f.budget.paused.Add(int64(time.Since(start))) }(time.Now())
+		}
 		return ask(ctx, p)
 	}
 }

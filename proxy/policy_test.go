@@ -265,16 +265,19 @@ func TestPolicyPassthroughAndSearch(t *testing.T) {
 }
 
 // TestPolicyPausesTheRunClock: a person who takes longer to answer than
-// the run's whole timeout does not make the run time out.
+// the run's whole timeout does not make the run time out, nor leave a
+// skill it calls afterwards without time.
 func TestPolicyPausesTheRunClock(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25"} {
 		n := &notebook{}
 		cfg := policyConfig(t, n)
 		cfg.Sandbox.Timeout = 2 * time.Second
-		p, _ := startProxy(t, cfg)
+		p, _ := startProxyWith(t, cfg, &Options{Skills: skills.NewFiles(filepath.Join(t.TempDir(), "skills"))})
 		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: 3 * time.Second}
-		text, isErr := runLua(t, policyClient(t, p, slow, version), `return tools.notes.create{text = "slow"}`)
-		if isErr || len(n.list()) != 1 {
+		text, isErr := runLua(t, policyClient(t, p, slow, version), `skills.save{name = "one", description = "One", code = "return 1"}
+tools.notes.create{text = "slow"}
+return tools.skills.one{}`)
+		if isErr || len(n.list()) != 1 || !strings.Contains(text, "=> 1") {
 			t.Errorf("protocol %q: run with a slow answer: %q (isError %v); want the note created", version, text, isErr)
 		}
 	}

@@ -36,7 +36,8 @@ const maxSkillDepth = 4
 // runBudget is what a top-level run and the skills it calls share.
 type runBudget struct {
 	run      runInfo      // the top-level run: its id, language and code hash (policy.go)
-	deadline time.Time    // the top-level run's wall-clock end
+	deadline time.Time    // the top-level run's wall-clock end, but for pauses
+	paused   atomic.Int64 // nanoseconds the run's clock was paused (a person deciding): added to deadline
 	calls    atomic.Int64 // tool calls left
 	limit    int          // sandbox.max_tool_calls
 }
@@ -56,6 +57,11 @@ func withRunFrame(ctx context.Context, f *runFrame) context.Context {
 func runFrameOf(ctx context.Context) *runFrame {
 	f, _ := ctx.Value(runFrameKey{}).(*runFrame)
 	return f
+}
+
+// left is the wall time the run chain has left.
+func (b *runBudget) left() time.Duration {
+	return time.Until(b.deadline) + time.Duration(b.paused.Load())
 }
 
 // topFrame starts the budget of a top-level run of code in lang.
@@ -109,7 +115,7 @@ func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, a
 	if frame.depth+1 > maxSkillDepth {
 		return nil, toolErr("skills calling skills may nest %d deep; this call would be deeper", maxSkillDepth)
 	}
-	left := time.Until(frame.budget.deadline)
+	left := frame.budget.left()
 	if left <= 0 {
 		return nil, toolErr("no time left in the run (sandbox.timeout)")
 	}
