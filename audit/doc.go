@@ -9,8 +9,10 @@
 // decision and the rule that made it, how an approval ended, the
 // duration, the result's size, whether it was an error, the trace id, and
 // the arguments shortened (internal/shorten). The proxy writes the line
-// on the upstream edge, inside the PII rewrite, so the arguments it
-// passes are tokenized: the audit never sees a raw email address.
+// where every provider tool call is made, before the upstream edge, with
+// the arguments tokenized by the client session's PII vault (a value a
+// script's author typed too): the audit never sees a raw email address
+// while PII rewriting is on.
 //
 //	{"time":"2026-11-26T12:00:00Z","kind":"call","session":"s1","run_id":"r3","tool":"memory.create_entities",
 //	 "decision":"ask","rule":"policy rule 1 (memory.create_*)","approval":"allow_once","duration_ms":12.5,

@@ -254,13 +254,20 @@ func startStdioProc(t *testing.T, cfg string) *toolfoldProc {
 // added to toolfold's.
 func startStdioEnv(t *testing.T, cfg string, env ...string) *toolfoldProc {
 	t.Helper()
+	return startStdioClient(t, cfg, nil, nil, env...)
+}
+
+// startStdioClient is startStdioEnv with the client's options (its
+// handlers) and session options (its protocol version); nil for none.
+func startStdioClient(t *testing.T, cfg string, opts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions, env ...string) *toolfoldProc {
+	t.Helper()
 	p := &toolfoldProc{t: t, stderr: &syncBuffer{}}
 	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg)
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold-e2e", Version: "0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold-e2e", Version: "0"}, opts)
 	transport := &mcp.CommandTransport{Command: p.cmd, TerminateDuration: exitGrace}
-	cs, err := client.Connect(testCtx(t, startTimeout), transport, nil)
+	cs, err := client.Connect(testCtx(t, startTimeout), transport, sopts)
 	if err != nil {
 		if p.cmd.Process != nil {
 			_ = p.cmd.Process.Kill()

@@ -36,6 +36,9 @@ type RenderOptions struct {
 	// Shapes are result shapes observed in this deployment: full detail
 	// shows one, marked observed, for a tool without an outputSchema.
 	Shapes *Shapes
+	// Label, when set, gives the short note shown beside a tool (its
+	// qualified name), such as its policy: "denied", "asks first".
+	Label func(qname string) string
 }
 
 // RenderWith is Render with options.
@@ -48,6 +51,9 @@ func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string
 	ix.writeNamedDown(&b, query)
 	for i, h := range hits {
 		v := ix.view(h)
+		if o.Label != nil {
+			v.label = o.Label(v.qname)
+		}
 		switch detail {
 		case DetailName:
 			v.name(&b)
@@ -70,6 +76,7 @@ type toolView struct {
 	serverID, toolID  string
 	available         bool
 	reason, firstSent string
+	label             string // RenderOptions.Label's note; "" for none
 }
 
 func (ix *Index) view(h Hit) toolView {
@@ -83,6 +90,15 @@ func (ix *Index) view(h Hit) toolView {
 	return toolView{t: h.Tool, qname: h.Tool.Server + "." + h.Tool.Name,
 		serverID: ScriptIdent(h.Tool.Server), toolID: ScriptIdent(h.Tool.Name),
 		available: true, firstSent: first}
+}
+
+// marks is what is noted beside a tool's name: unavailable, and its label
+// (" [asks first]").
+func (v toolView) marks() string {
+	if v.label == "" {
+		return v.unavailable()
+	}
+	return v.unavailable() + " [" + v.label + "]"
 }
 
 // unavailable is " (unavailable: reason)" for a tool of a server that is down.
@@ -103,7 +119,7 @@ func (v toolView) name(b *strings.Builder) {
 	if v.serverID != ScriptIdent(v.t.Server) || v.toolID != ScriptIdent(v.t.Name) {
 		fmt.Fprintf(b, " (in scripts: %s.%s)", v.serverID, v.toolID)
 	}
-	b.WriteString(v.unavailable())
+	b.WriteString(v.marks())
 	b.WriteByte('\n')
 }
 
@@ -122,7 +138,7 @@ func (v toolView) summary(b *strings.Builder, sx sandbox.Syntax) {
 		sig = append(sig, sandbox.SigParam{Name: p.name, Type: typ, Required: p.required})
 	}
 	b.WriteString(sx.Signature(sx.ToolExpr(v.serverID, v.toolID), sig, more))
-	if text := strings.TrimSpace(v.unavailable() + " " + clip(oneLine(v.firstSent), summaryText)); text != "" {
+	if text := strings.TrimSpace(v.marks() + " " + clip(oneLine(v.firstSent), summaryText)); text != "" {
 		b.WriteString(" " + sx.Comment() + " " + text)
 	}
 	b.WriteByte('\n')
@@ -131,7 +147,7 @@ func (v toolView) summary(b *strings.Builder, sx sandbox.Syntax) {
 // full writes everything about a tool: description, parameters, result
 // shape, annotations and an example call.
 func (v toolView) full(b *strings.Builder, sx sandbox.Syntax, observed string) {
-	b.WriteString(v.qname + v.unavailable() + "\n")
+	b.WriteString(v.qname + v.marks() + "\n")
 	if d := strings.TrimSpace(v.t.Description); d != "" {
 		b.WriteString(d + "\n")
 	}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -123,6 +124,67 @@ func (u *upstream) upstreamInChain(order *noteOrder) []namedMiddleware {
 		// a client session can: elicitation (as it is, before the SDK's
 		// schema checks) and roots/list (forward_upstream.go).
 		{"relay", u.hookReceiving()},
+	}
+}
+
+// callChain wraps every call of a provider's tool (an upstream's, a
+// skill's), whichever path made it: a script's call, a skill a script
+// calls, a passthrough or hybrid tools/call (providers.through). It runs
+// before the upstream edge (upstreamChain), so the arguments it sees are
+// the model's, tokens not yet restored by rewrite. It is not an
+// upstreamChain entry because a skill's call never reaches an upstream
+// edge, and because an approval may wait for a person far longer than an
+// upstream request may take (call_timeout).
+func (p *Proxy) callChain() []namedCall {
+	return []namedCall{
+		// policy decides each call (deny, rate, ask the person), makes it
+		// when allowed, and writes its audit line, refused calls
+		// included (policy.go). It is the only entry: a call refused
+		// here must not be traced or counted as made.
+		{"policy", p.guard.middleware()},
+	}
+}
+
+// toolCall is one call of a provider's tool, as callChain sees it.
+type toolCall struct {
+	Name string          // qualified: server.tool, skills.NAME
+	Args json.RawMessage // as the script or the client gave them
+}
+
+// callResult is what callChain learns of a call that was made.
+type callResult struct {
+	Bytes   int  // the result's size
+	IsError bool // the tool reported a failure
+}
+
+// callFunc makes a call; callMiddleware wraps one.
+type (
+	callFunc       func(ctx context.Context, c toolCall) (callResult, error)
+	callMiddleware func(next callFunc) callFunc
+)
+
+// namedCall is a callChain entry.
+type namedCall struct {
+	name string
+	mw   callMiddleware
+}
+
+// composeCalls joins a call chain into one wrapper, the first entry
+// outermost, each reporting to chainProbe (edge "call") when a test set it.
+func composeCalls(chain []namedCall) callMiddleware {
+	return func(final callFunc) callFunc {
+		h := final
+		for i := len(chain) - 1; i >= 0; i-- {
+			e := chain[i]
+			inner := e.mw(h)
+			h = func(ctx context.Context, c toolCall) (callResult, error) {
+				if probe := chainProbe; probe != nil {
+					probe("call", e.name, "tools/call")
+				}
+				return inner(ctx, c)
+			}
+		}
+		return h
 	}
 }
 

@@ -5,7 +5,7 @@
 //	                                                       ├─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
 //	                                                       └─▶ passthrough tools ─┐
 //	scriptHost ─────────────────────────────────────────────▶ providers ◀─────────┘
-//	providers ─▶ Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
+//	providers ─[policy]─▶ Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
 //	          └▶ Options.Providers (skills) ─[trace, pii]─▶ in-process tools
 //
 // A Proxy is built from a validated config.Config (New), connects every
@@ -36,10 +36,23 @@
 // order requests really meet them in). Handlers hold only their own logic
 // (tools.go for the two tools, host.go for what a script reaches).
 //
+// Policy and audit (policy.go, approval.go; packages policy and audit):
+// every call of a provider's tool, from a script, a skill or a passthrough
+// or hybrid tool, passes callChain's policy entry (chain.go), which
+// decides it (deny, rate, ask a person), makes it when allowed, and writes
+// its audit line; runs get one too. A person is asked through the client
+// that made the call: as multi round-trip input requests in run_script's
+// (or the passthrough tool's) result on protocol 2026-07-28 and later, the
+// run parked in its Session until the client retries with the answer;
+// with elicitation/create on older protocols; never, failing closed, when
+// the client has no elicitation. The run's wall clock is paused while the
+// person decides. Tools are pinned as the catalog is built, and
+// search_tools shows each tool's policy.
+//
 // A client session is one Session (session.go): its lifetime context, PII
 // vault, workspace, log level, recent searches, the relay's bookkeeping of
 // its requests in flight and progress tokens, its share of the run slots
-// (slots.go). The session middleware finds it for each request and puts it
+// (slots.go), its approvals and the calls waiting for a person. The session middleware finds it for each request and puts it
 // in the context; it ends in one place (sessions.end) whatever ended it.
 //
 // Personal data (rewrite.go, package rewrite): the session middleware puts

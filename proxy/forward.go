@@ -170,21 +170,30 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 // or hybrid) to its provider. Failures are tool errors with the same messages scripts get.
 func (f *forwarder) callTool(it named) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
-		res, err := f.p.tools.call(ctx, it.up, params)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			var werr *jsonrpc.Error
-			if asWire(err, &werr) {
-				return nil, werr
-			}
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
-		}
-		res.Meta = resultMeta(res.Meta)
-		return boundResult(res), nil
+		// asking: a call the policy asks about waits for the person
+		// (approval.go).
+		return f.p.asking(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return f.forwardCall(ctx, it, req)
+		})
 	}
+}
+
+// forwardCall makes one passthrough or hybrid call.
+func (f *forwarder) forwardCall(ctx context.Context, it named, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
+	res, err := f.p.tools.call(ctx, it.up, params)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var werr *jsonrpc.Error
+		if asWire(err, &werr) {
+			return nil, werr
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
+	res.Meta = resultMeta(res.Meta)
+	return boundResult(res), nil
 }
 
 // complete forwards completion/complete to the owner of the prompt or

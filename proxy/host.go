@@ -45,7 +45,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, err
 	}
 	if skill := skillName(name); skill != "" {
-		v, err := h.p.runSkill(h.p.pii.scriptContext(ctx, h), h, skill, args)
+		v, err := h.callSkill(h.p.pii.scriptContext(ctx, h), name, skill, args)
 		if err == nil {
 			h.learned(h.p.catalog.Load(), skillServer+"."+skill)
 		}
@@ -72,6 +72,9 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if isRefusal(err) { // its message names the tool
+			return nil, &sandbox.ToolError{Tool: name, Msg: err.Error()}
 		}
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
@@ -101,6 +104,22 @@ func (h *scriptHost) learned(ix *index.Index, qname string) {
 	searches := slices.Clone(h.searches)
 	h.mu.Unlock()
 	h.p.learn.called(ix, h.session, searches, qname)
+}
+
+// callSkill runs the skill a script called as name (tools.skills.NAME),
+// inside callChain like any provider's tool: the policy decides it and
+// the audit records it.
+func (h *scriptHost) callSkill(ctx context.Context, name, skill string, args json.RawMessage) (json.RawMessage, error) {
+	var v json.RawMessage
+	_, err := h.p.tools.through(ctx, toolCall{Name: "skills." + skill, Args: args}, func(ctx context.Context, _ toolCall) (callResult, error) {
+		var err error
+		v, err = h.p.runSkill(ctx, h, skill, args)
+		return callResult{Bytes: len(v)}, err
+	})
+	if isRefusal(err) {
+		return nil, &sandbox.ToolError{Tool: name, Msg: err.Error()}
+	}
+	return v, err
 }
 
 // Search serves search_tools(...) inside scripts.

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -55,9 +56,10 @@ type ProvidedServer struct {
 
 // providers is the proxy's providers and which one owns each server.
 type providers struct {
-	log  *slog.Logger
-	tel  *telemetry
-	list []Provider // the upstream pool first
+	log   *slog.Logger
+	tel   *telemetry
+	list  []Provider     // the upstream pool first
+	chain callMiddleware // callChain, composed (chain.go); nil: none
 
 	mu     sync.Mutex
 	owner  map[string]Provider // server name -> provider, as of the last servers()
@@ -101,11 +103,56 @@ func (ps *providers) warnCollision(pr Provider, server string) {
 	}
 }
 
-// call calls a tool of server on the provider that owns it. The upstream
+// call calls a tool of server on the provider that owns it, through
+// callChain (policy and audit). A call the policy refuses is an error, a
+// *policy.Refusal.
+func (ps *providers) call(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	c := toolCall{Name: server + "." + params.Name, Args: rawArgs(params.Arguments)}
+	_, err := ps.through(ctx, c, func(ctx context.Context, _ toolCall) (callResult, error) {
+		var err error
+		res, err = ps.dispatch(ctx, server, params)
+		return summarize(res), err
+	})
+	return res, err
+}
+
+// through makes the call c with do, inside callChain.
+func (ps *providers) through(ctx context.Context, c toolCall, do callFunc) (callResult, error) {
+	if ps.chain == nil {
+		return do(ctx, c)
+	}
+	return ps.chain(do)(ctx, c)
+}
+
+// rawArgs are a call's arguments as JSON.
+func rawArgs(args any) json.RawMessage {
+	switch a := args.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return a
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// summarize is what the call chain records of a result.
+func summarize(res *mcp.CallToolResult) callResult {
+	if res == nil {
+		return callResult{}
+	}
+	return callResult{Bytes: jsonSize(res, 1<<30), IsError: res.IsError}
+}
+
+// dispatch calls a tool of server on the provider that owns it. The upstream
 // pool's calls are traced and tokenized on the upstream edge
 // (upstreamChain); every other provider's here, the same way: a span and
 // the tool-call counter, and PII in the result replaced by tokens.
-func (ps *providers) call(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	ps.mu.Lock()
 	pr, ok := ps.owner[server]
 	ps.mu.Unlock()

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
@@ -51,6 +53,9 @@ type Options struct {
 	// config names one (skills.NewKV), else the files in the config's
 	// skills.dir (skills.NewFiles).
 	Skills skills.Store
+	// Audit receives a line per tool call and per run (package audit);
+	// nil records nothing. The caller opens and closes it.
+	Audit *audit.Log
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -101,6 +106,7 @@ type Proxy struct {
 	store      store.Store                 // Options.Store; may be nil
 	skills     skills.Store                // saved skills (skills.go)
 	skillTools *skillProvider              // the skills as a provider's tools (skillprovider.go)
+	guard      *guard                      // policy, pins and audit of every tool call (policy.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -148,6 +154,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
+	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
+	p.tools.chain = composeCalls(p.callChain()) // chain.go
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
 	p.pool.setScrub(p.pii.redactFunc())
@@ -164,6 +172,25 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		pr.Watch(p.refresh)
 	}
 	return p
+}
+
+// newPolicy is the policy of cfg, counting rates in st when there is one
+// (shared by replicas over Redis), else in memory.
+func newPolicy(cfg *config.Config, st store.Store, log *slog.Logger) *policy.Policy {
+	o := &policy.Options{Logger: log.With("component", "policy")}
+	if st != nil {
+		o.Counter = st
+	}
+	return policy.New(cfg.Policy, o)
+}
+
+// newPins keeps tool pins in st; nil (no pinning) without a store or
+// with policy.pin_tools: false.
+func newPins(cfg *config.Config, st store.Store) *policy.Pins {
+	if st == nil || cfg.Policy.NoPinTools {
+		return nil
+	}
+	return policy.NewPins(st)
 }
 
 // instructions is sent to clients at initialize: the one-paragraph method.
@@ -238,6 +265,7 @@ func (p *Proxy) refresh() {
 			tools = append(tools, indexTool(s.Name, t))
 		}
 	}
+	p.guard.update(p.life, servers)
 	p.catalog.Store(index.New(tools, serverInfos(servers)))
 	p.advertise()
 	p.refreshDone = covered

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
 )
 
@@ -28,7 +29,9 @@ import (
 //   - the relay's bookkeeping: its requests in flight to each upstream
 //     and the progress tokens they carry (relay.go);
 //   - its share of the run slots (slots.go);
-//   - its own instances of scope: session upstreams (scope.go).
+//   - its own instances of scope: session upstreams (scope.go);
+//   - approvals, the tools a person allowed for the session, and the
+//     calls waiting for a person's answer (approval.go).
 //
 // Sessions are made by the registry (sessions) when their first request
 // arrives, and found in a request's context with sessionOf.
@@ -38,6 +41,9 @@ type Session struct {
 	ctx    context.Context    // ends with the session or the proxy
 	cancel context.CancelFunc
 	vault  *rewrite.Vault // nil when PII rewriting is off
+	// approvals are the tools a person allowed for the rest of this
+	// session (policy); they end with it.
+	approvals policy.Approvals
 
 	// mu guards what follows, except where a field says otherwise.
 	mu       sync.Mutex
@@ -46,14 +52,14 @@ type Session struct {
 	lastCall map[string]uint64            // upstream -> seq of this session's last request there
 	lastSeen uint64                       // seq of this session's last request to toolfold
 	progress map[string]progressRoute     // progress token sent upstream -> the client's
-	approved map[string]bool              // tools a person allowed for this session (policy)
+	waiting  map[string]*pendingCall      // calls parked on a person's answer, by RequestState (approval.go)
+	searches recent                       // guarded by the learner's mutex (learn.go)
+	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
+	wsDir    string                       // guarded by workspaces.mu (workspace.go)
+	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
 	// instances are its own instances of scope: session upstreams, by
 	// name (scope.go).
 	instances map[string]*sessionInstance
-	searches  recent   // guarded by the learner's mutex (learn.go)
-	runs      slotUser // its run slots; guarded by runSlots.mu (slots.go)
-	wsDir     string   // guarded by workspaces.mu (workspace.go)
-	wsLock    *os.File // a persisted workspace's lock; guarded by workspaces.mu
 
 	endOnce sync.Once
 }
@@ -96,7 +102,7 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 	ctx, cancel := context.WithCancel(r.life)
 	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel,
 		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
-		progress: map[string]progressRoute{}, approved: map[string]bool{}}
+		progress: map[string]progressRoute{}, waiting: map[string]*pendingCall{}}
 	if r.newVault != nil {
 		s.vault = r.newVault()
 	}

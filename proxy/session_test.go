@@ -87,11 +87,17 @@ func TestChainOrder(t *testing.T) {
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "crm://people/ann"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whois", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := map[string][]string{
 		"client resources/read":   {"recover", "trace", "log", "session", "pii", "forward"},
 		"upstream resources/read": {"track", "order", "trace", "log", "discover", "rewrite"},
+		// Every call of a provider's tool, before the upstream edge.
+		"call tools/call":     {"policy"},
+		"upstream tools/call": {"track", "order", "trace", "log", "discover", "rewrite"},
 	}
 	got := map[string][]string{}
 	for k, v := range seen {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
 )
@@ -34,7 +35,9 @@ const maxSkillDepth = 4
 
 // runBudget is what a top-level run and the skills it calls share.
 type runBudget struct {
-	deadline time.Time    // the top-level run's wall-clock end
+	run      runInfo      // the top-level run: its id, language and code hash (policy.go)
+	deadline time.Time    // the top-level run's wall-clock end, but for pauses
+	paused   atomic.Int64 // nanoseconds the run's clock was paused (a person deciding): added to deadline
 	calls    atomic.Int64 // tool calls left
 	limit    int          // sandbox.max_tool_calls
 }
@@ -56,9 +59,15 @@ func runFrameOf(ctx context.Context) *runFrame {
 	return f
 }
 
-// topFrame starts the budget of a top-level run.
-func (p *Proxy) topFrame(ctx context.Context) context.Context {
-	b := &runBudget{deadline: time.Now().Add(p.cfg.Sandbox.Timeout), limit: p.cfg.Sandbox.MaxToolCalls}
+// left is the wall time the run chain has left.
+func (b *runBudget) left() time.Duration {
+	return time.Until(b.deadline) + time.Duration(b.paused.Load())
+}
+
+// topFrame starts the budget of a top-level run of code in lang.
+func (p *Proxy) topFrame(ctx context.Context, lang, code string) context.Context {
+	b := &runBudget{deadline: time.Now().Add(p.cfg.Sandbox.Timeout), limit: p.cfg.Sandbox.MaxToolCalls,
+		run: runInfo{id: newRunID(), lang: lang, codeHash: audit.CodeHash(code)}}
 	b.calls.Store(int64(p.cfg.Sandbox.MaxToolCalls))
 	return withRunFrame(ctx, &runFrame{budget: b})
 }
@@ -100,13 +109,13 @@ func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, a
 	}
 	frame := runFrameOf(ctx)
 	if frame == nil { // a call from outside any run
-		frame = runFrameOf(p.topFrame(ctx))
+		frame = runFrameOf(p.topFrame(ctx, s.Language, s.Code))
 		frame.depth = -1
 	}
 	if frame.depth+1 > maxSkillDepth {
 		return nil, toolErr("skills calling skills may nest %d deep; this call would be deeper", maxSkillDepth)
 	}
-	left := time.Until(frame.budget.deadline)
+	left := frame.budget.left()
 	if left <= 0 {
 		return nil, toolErr("no time left in the run (sandbox.timeout)")
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
@@ -203,7 +204,7 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang stri
 		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
 	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
-	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore()})
+	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore(), Label: p.guard.label})
 	return text, len(hits), nil
 }
 
@@ -217,14 +218,18 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	text, failed, err := p.RunScript(ctx, in.Code, in.Language)
-	if err != nil {
-		return nil, err
-	}
-	if failed {
-		return errorResult(text), nil
-	}
-	return textResult(text), nil
+	// asking: a call the policy asks about waits for the person
+	// (approval.go).
+	return p.asking(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+		if err != nil {
+			return nil, err
+		}
+		if failed {
+			return errorResult(text), nil
+		}
+		return textResult(text), nil
+	})
 }
 
 // RunScript runs code and renders run_script's answer. failed reports a
@@ -253,13 +258,15 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		return "", false, err
 	}
 	defer release()
-	ctx, span := p.tel.startScript(p.topFrame(ctx), lang, code)
+	ctx, span := p.tel.startScript(p.topFrame(ctx, lang, code), lang, code)
 	p.tel.slotWait(span, waited)
 	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
+	start := time.Now()
 	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
 		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
+		p.auditRun(ctx, start, nil, 0, err)
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
@@ -270,7 +277,23 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	if p.pii != nil && len(p.pii.trusted) == 0 { // what the script printed, decoded or assembled (issue 15)
 		text = rewrite.FromContext(p.pii.scriptContext(ctx, host)).ScanOutput(text)
 	}
+	if res.Err != nil {
+		err = res.Err
+	}
+	p.auditRun(ctx, start, res, len(text), err)
 	return text, res.Err != nil, nil
+}
+
+// auditRun writes a run's audit line: res is nil when the sandbox could
+// not run it; size is what went back to the model.
+func (p *Proxy) auditRun(ctx context.Context, start time.Time, res *sandbox.Result, size int, err error) {
+	run := runOf(ctx)
+	r := audit.Record{Kind: audit.KindRun, Time: start, RunID: run.id, Language: run.lang, CodeHash: run.codeHash,
+		Duration: time.Since(start), ResultBytes: size, IsError: err != nil, Session: auditSession(sessionOf(ctx))}
+	if res != nil {
+		r.Calls = res.ToolCalls
+	}
+	p.guard.record(ctx, r, err)
 }
 
 // renderRun formats a run: output, "=> value", error, footer. resultTokens

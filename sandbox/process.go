@@ -280,7 +280,8 @@ func (c *child) closeIO() {
 // namespaces (about 1.5 ms with the cgroup's removal), finishes in the
 // background.
 func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result {
-	runCtx, cancel := context.WithCancel(ctx)
+	clock := &runClock{}
+	runCtx, cancel := context.WithCancel(withClock(ctx, clock))
 	defer cancel()
 	out := newOutputBuffer(c.lim.OutputBytes)
 	errTail := newStderrBuffer(8 << 10)
@@ -290,17 +291,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	readers.Go(func() { errTail.readFrom(c.stderr) })
 	readers.Go(func() { b.serve(runCtx, first) })
 
-	timer := time.NewTimer(c.lim.Timeout)
-	defer timer.Stop()
-	select {
-	case <-c.exited:
-	case <-c.init.settled():
-	case <-timer.C:
-		c.kill(&ScriptError{Kind: "timeout", Msg: fmt.Sprintf(
-			"timed out after %s; make the script do less per run or raise %s", c.lim.Timeout, hintTimeout)})
-	case <-ctx.Done():
-		c.kill(&ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()})
-	}
+	c.await(ctx, clock)
 	var state *os.ProcessState // nil when the init answered first
 	// The init's answer, and its cgroups, say every process of the run has
 	// ended: the init's own exit can wait.
@@ -332,6 +323,33 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 		c.p.log.Debug("child stderr", "pid", c.pid, "stderr", s)
 	}
 	return res
+}
+
+// await waits for the child to end by itself, or ends it: at the
+// timeout (later by the time its wall clock was paused, see PauseClock),
+// or when ctx ends.
+func (c *child) await(ctx context.Context, clock *runClock) {
+	timer := time.NewTimer(c.lim.Timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-c.exited:
+			return
+		case <-c.init.settled():
+			return
+		case <-timer.C:
+			if d := clock.extend(); d > 0 {
+				timer.Reset(d)
+				continue
+			}
+			c.kill(&ScriptError{Kind: "timeout", Msg: fmt.Sprintf(
+				"timed out after %s; make the script do less per run or raise %s", c.lim.Timeout, hintTimeout)})
+			return
+		case <-ctx.Done():
+			c.kill(&ScriptError{Kind: "killed", Msg: "run cancelled: " + context.Cause(ctx).Error()})
+			return
+		}
+	}
 }
 
 // drain waits for the pipe readers to reach EOF. Once the process group is

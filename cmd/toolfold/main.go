@@ -81,7 +81,7 @@ Usage:
                                              measure tokens, latency and memory against real servers
   toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--set NAME|all] [--lines]
                                              score search_tools' ranking on a labelled corpus
-  toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--phone-regions US,DE] [--misses]
+  toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--dir DIR] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
   toolfold version                           the module version and VCS revision of this binary
 

@@ -10,10 +10,9 @@ import (
 	"github.com/toolfold/toolfold/store"
 )
 
-// policyEnforced says whether serve applies the policy section yet; check
-// says so while it does not. The engineer wiring the policy into the
-// proxy's upstream edge sets it to true.
-const policyEnforced = false
+// policyEnforced says whether serve applies the policy section; check
+// says so while it does not.
+const policyEnforced = true
 
 // policyStatus is check's account of the policy section.
 func policyStatus(p config.Policy) string {

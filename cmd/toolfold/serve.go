@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
 )
@@ -69,6 +70,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		ready = st.Ping
 		log.Info("store: " + st.String())
 	}
+	aud, err := audit.Open(cfg.Audit, &audit.Options{Logger: log.With("component", "audit")})
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if aud != nil {
+		defer aud.Close() // deferred before p.Close, so it runs after: the last runs are recorded
+		log.Info("audit: " + aud.File())
+	}
 	runners, langs := languages(cfg, log, cfg.Sandbox.Warm)
 	logLanguages(log, langs)
 	p := startProxy(ctx, cfg, log, startupWait, &proxy.Options{
@@ -78,6 +87,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		CaptureContent: ts.CaptureContent,
 		Store:          st,
 		ReadyCheck:     ready,
+		Audit:          aud,
 	})
 	defer p.Close()
 	saveCatalog(cfg, p.Status(), log)

@@ -1,0 +1,270 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/audit"
+	"github.com/toolfold/toolfold/policy"
+	"github.com/toolfold/toolfold/rewrite"
+	"github.com/toolfold/toolfold/sandbox"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// guard is the proxy's side of package policy and package audit: it knows
+// each provider tool's annotations and whether its definition changed
+// since it was pinned, and its middleware (the "policy" entry of
+// callChain) decides every tool call, asks a person when the policy says
+// so, and writes the audit line.
+type guard struct {
+	pol   *policy.Policy
+	pins  *policy.Pins // nil: pinning is off (policy.pin_tools: false) or there is no store
+	audit *audit.Log   // nil: the audit is off
+	log   *slog.Logger
+
+	tools atomic.Pointer[map[string]policy.Tool] // qualified name -> what a decision looks at
+
+	mu   sync.Mutex
+	seen map[string]pinSeen // qualified name -> the definition last checked against its pin
+}
+
+// pinSeen is a definition checked against its pin, and what was found.
+type pinSeen struct {
+	hash    string
+	changed bool
+}
+
+func newGuard(pol *policy.Policy, pins *policy.Pins, aud *audit.Log, log *slog.Logger) *guard {
+	return &guard{pol: pol, pins: pins, audit: aud, log: log, seen: map[string]pinSeen{}}
+}
+
+// update records the tools every provider offers now, checking each
+// definition against its pin: a tool seen first is pinned, one whose
+// definition changed is held (its calls ask first) until approved. Only
+// a definition not checked before costs a store access.
+func (g *guard) update(ctx context.Context, servers []ProvidedServer) {
+	m := map[string]policy.Tool{}
+	for _, s := range servers {
+		for _, t := range s.Tools {
+			q := s.Name + "." + t.Name
+			m[q] = policy.Tool{Name: q, Annotations: t.Annotations, Changed: g.pinChanged(ctx, q, t)}
+		}
+	}
+	g.tools.Store(&m)
+}
+
+// pinChanged checks t's definition against its pin. A store that fails
+// counts the tool as unchanged, with a warning, and is asked again at the
+// next rebuild.
+func (g *guard) pinChanged(ctx context.Context, q string, t *mcp.Tool) bool {
+	if g.pins == nil {
+		return false
+	}
+	h := policy.Hash(t)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ps, ok := g.seen[q]; ok && ps.hash == h {
+		return ps.changed
+	}
+	state, err := g.pins.Check(ctx, q, h)
+	if err != nil {
+		g.log.Warn("policy: cannot check the tool's pin; it is not held", "tool", q, "err", err)
+		return false
+	}
+	g.seen[q] = pinSeen{hash: h, changed: state == policy.PinChanged}
+	if state == policy.PinChanged {
+		g.log.Warn("policy: the tool's definition changed since it was pinned; each call asks first until `toolfold tools approve` accepts it", "tool", q)
+	}
+	return state == policy.PinChanged
+}
+
+// tool is what a decision about q looks at now. A held tool is checked
+// against its pin again, so that `toolfold tools approve` (another
+// process) takes effect at the next call.
+func (g *guard) tool(ctx context.Context, q string) policy.Tool {
+	t := policy.Tool{Name: q}
+	if m := g.tools.Load(); m != nil {
+		if pt, ok := (*m)[q]; ok {
+			t = pt
+		}
+	}
+	if t.Changed && g.pins != nil {
+		g.mu.Lock()
+		h := g.seen[q].hash
+		g.mu.Unlock()
+		if state, err := g.pins.Check(ctx, q, h); err == nil && state != policy.PinChanged {
+			t.Changed = false
+			g.forgetChange(q)
+		}
+	}
+	return t
+}
+
+// forgetChange marks q approved in the current snapshot.
+func (g *guard) forgetChange(q string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen[q] = pinSeen{hash: g.seen[q].hash}
+	old := g.tools.Load()
+	if old == nil {
+		return
+	}
+	m := make(map[string]policy.Tool, len(*old))
+	for k, v := range *old {
+		m[k] = v
+	}
+	t := m[q]
+	t.Changed = false
+	m[q] = t
+	g.tools.Store(&m)
+}
+
+// label is what search_tools shows beside q: "denied", "asks first", ...
+func (g *guard) label(q string) string {
+	t := policy.Tool{Name: q}
+	if m := g.tools.Load(); m != nil {
+		if pt, ok := (*m)[q]; ok {
+			t = pt
+		}
+	}
+	return g.pol.Label(t)
+}
+
+// middleware is callChain's "policy" entry: it authorizes each call (a
+// deny, a rate, an ask answered by the person or the session's earlier
+// "allow for this session"), makes it when allowed, and writes one audit
+// line either way. The asker is the one the tools/call handler put in the
+// context (approval.go); none means the client cannot be asked, and an
+// ask fails closed.
+func (g *guard) middleware() callMiddleware {
+	return func(next callFunc) callFunc {
+		return func(ctx context.Context, c toolCall) (callResult, error) {
+			s := sessionOf(ctx)
+			var approvals *policy.Approvals
+			var sid string
+			if s != nil {
+				approvals, sid = &s.approvals, s.id
+			}
+			run := runOf(ctx)
+			asid := auditSession(s)
+			t := g.tool(ctx, c.Name)
+			var args json.RawMessage // tokenized only when someone will read them
+			if g.audit != nil || g.pol.Decide(t).Action == policy.Ask {
+				args = modelArgs(ctx, c.Args)
+			}
+			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args},
+				approvals, pausing(askerOf(ctx)))
+			start := time.Now()
+			var res callResult
+			if err == nil {
+				res, err = next(ctx, c)
+			}
+			g.record(ctx, audit.Record{Kind: audit.KindCall, Time: start, Session: asid, RunID: run.id,
+				Language: run.lang, CodeHash: run.codeHash, Tool: c.Name, Args: args,
+				Decision: string(v.Action), Rule: v.Rule.String(), Approval: string(v.Approval),
+				Duration: time.Since(start), ResultBytes: res.Bytes, IsError: res.IsError || err != nil}, err)
+			return res, err
+		}
+	}
+}
+
+// pausing wraps ask so that the run's wall clock stops while the person
+// decides (sandbox.PauseClock, and the budget of the skills the run calls
+// later); policy.approval_timeout bounds the wait.
+func pausing(ask policy.Asker) policy.Asker {
+	if ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		defer sandbox.PauseClock(ctx)()
+		if f := runFrameOf(ctx); f != nil { // the time skills called later get
+			defer func(start time.Time) { f.budget.paused.Add(int64(time.Since(start))) }(time.Now())
+		}
+		return ask(ctx, p)
+	}
+}
+
+// record writes an audit line; err, when set, is the call's or run's
+// failure, tokenized like everything the model sees.
+func (g *guard) record(ctx context.Context, r audit.Record, err error) {
+	if g.audit == nil {
+		return
+	}
+	if err != nil {
+		r.Error = err.Error()
+		if v := rewrite.FromContext(ctx); v != nil {
+			r.Error = v.Tokenize(r.Error)
+		}
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		r.TraceID = sc.TraceID().String()
+	}
+	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
+}
+
+// auditSession names s in the audit: its Mcp-Session-Id, "stdio" for the
+// stdio session, "" outside a client session (a command's run).
+func auditSession(s *Session) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.id == "":
+		return "stdio"
+	}
+	return s.id
+}
+
+// modelArgs are a call's arguments as the model may see them: PII
+// replaced by the session's tokens (a script may hold a raw value its
+// author typed), for the approval form and the audit. The call itself is
+// made with the arguments as given.
+func modelArgs(ctx context.Context, args json.RawMessage) json.RawMessage {
+	v := rewrite.FromContext(ctx)
+	if v == nil || len(args) == 0 {
+		return args
+	}
+	b, err := v.TokenizeJSON(args)
+	if err != nil {
+		return json.RawMessage(`"(arguments not shown: not JSON)"`)
+	}
+	return b
+}
+
+// isRefusal reports whether err is the policy's refusal of a call; its
+// message names the tool already.
+func isRefusal(err error) bool {
+	var r *policy.Refusal
+	return errors.As(err, &r)
+}
+
+// runInfo names the run a call belongs to, for approvals and the audit.
+type runInfo struct {
+	id       string // "" for a call outside any run (passthrough)
+	lang     string
+	codeHash string
+}
+
+// runOf is the run of ctx's run chain (a skill's calls count as the
+// top-level run's); the zero runInfo outside one.
+func runOf(ctx context.Context) runInfo {
+	if f := runFrameOf(ctx); f != nil {
+		return f.budget.run
+	}
+	return runInfo{}
+}
+
+// newRunID names a run: "run-" and 8 random hex digits, unique enough to
+// find a run in one session's audit lines.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "run-" + hex.EncodeToString(b[:])
+}
