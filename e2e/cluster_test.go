@@ -306,7 +306,7 @@ func replicaOf(t *testing.T, i int, s *session) string {
 func TestReplicas(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, 2, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}})+
-		"skills: {save: true}\n")
+		"skills: {save: true}\npolicy:\n  rules:\n    - {match: skills.shout, rate: 3/min, per: all}\n")
 
 	sessions := c.openSessions(20)
 	errs := runScripts(sessions, 5)
@@ -351,6 +351,22 @@ func TestReplicas(t *testing.T) {
 	}
 	if out := text(callTool(t, on2.cs, "run_script", map[string]any{"language": "lua", "code": `return tools.skills.shout{text = "hi"}`})); !strings.Contains(out, `=> "HI!"`) {
 		t.Errorf("running r1's skill through r2: %s", out)
+	}
+
+	// A rate limit with per: all is counted in the shared store: three
+	// calls a minute across both replicas, the fourth refused wherever it
+	// lands.
+	shout := func(s *session) string {
+		return text(callTool(t, s.cs, "run_script", map[string]any{"language": "lua",
+			"code": `local ok, err = pcall(tools.skills.shout, {text = "x"}) return ok and "ok" or tostring(err)`}))
+	}
+	for i, s := range []*session{on1, on2} {
+		if out := shout(s); !strings.Contains(out, `=> "ok"`) {
+			t.Errorf("call %d of 3 within the shared rate: %s", i+2, out)
+		}
+	}
+	if out := shout(on1); !strings.Contains(out, "retry in") {
+		t.Errorf("the 4th call across replicas within a minute was not refused by the shared rate: %s", out)
 	}
 
 	// r1 dies while every session runs scripts: only its own sessions fail.
