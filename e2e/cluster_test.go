@@ -26,6 +26,7 @@ type cluster struct {
 	redis    string // HOST:PORT
 	front    string // http://HOST:PORT/mcp through HAProxy
 	replicas []*replica
+	cfgFile  string // the replicas' proxy.yaml
 }
 
 type replica struct {
@@ -96,6 +97,7 @@ func startCluster(t *testing.T, n int, cfg string) *cluster {
 	startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
 	waitListen(t, c.redis, 10*time.Second)
 	cfgFile := writeConfig(t, cfg+fmt.Sprintf("store: redis://%s/0\n", c.redis))
+	c.cfgFile = cfgFile
 	for i := range n {
 		c.replicas = append(c.replicas, c.startReplica(fmt.Sprintf("r%d", i+1), cfgFile))
 	}
@@ -351,6 +353,13 @@ func TestReplicas(t *testing.T) {
 	}
 	if out := text(callTool(t, on2.cs, "run_script", map[string]any{"language": "lua", "code": `return tools.skills.shout{text = "hi"}`})); !strings.Contains(out, `=> "HI!"`) {
 		t.Errorf("running r1's skill through r2: %s", out)
+	}
+
+	// The replicas keep the upstreams' tool lists in the shared store:
+	// toolfold search with the same config answers from it, starting no
+	// upstream, in a directory of its own.
+	if r := runCLI(t, "search", "-c", c.cfgFile, "--log-level", "info", "echo"); r.code != 0 || !strings.Contains(r.stderr, "answering from the catalog cache") || !strings.Contains(r.stdout, "go_everything.") {
+		t.Errorf("toolfold search beside the replicas: exit %d, want an answer from the shared catalog cache:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// A rate limit with per: all is counted in the shared store: three

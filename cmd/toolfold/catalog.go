@@ -16,10 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/store"
 )
 
 // The catalog cache keeps each upstream's last tool list on disk, beside
-// the usage file (.toolfold/catalog.json), so that `toolfold search`
+// the usage file (.toolfold/catalog.json), or in the shared store when
+// store: names one, so that `toolfold search`
 // answers without starting a single upstream. serve, check and
 // search --refresh write it from what the upstreams listed; an entry is
 // used only while the upstream's settings (transport, command, args, cwd,
@@ -56,17 +58,71 @@ func settingsHash(u config.Upstream) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func readCatalog(path string) (*catalogCache, error) {
-	c := &catalogCache{Servers: map[string]cachedServer{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+// catalogKey is where replicas sharing a store (store: redis://…) keep
+// the catalog cache.
+const catalogKey = "catalog/servers.json"
+
+// catalogPlace is where cfg's catalog cache lives: the shared store when
+// store: names one (every replica's serve keeps it current), else the file
+// beside the usage file. get returns nil data for an empty cache.
+type catalogPlace struct {
+	where string
+	get   func() ([]byte, error)
+	set   func([]byte) error
+	close func()
+}
+
+func openCatalog(cfg *config.Config) (*catalogPlace, error) {
+	if cfg.Store.URL != "" {
+		st, err := openStore(cfg)
+		if err != nil {
+			return nil, err
+		}
+		ctx := context.Background()
+		return &catalogPlace{where: st.String(),
+			get: func() ([]byte, error) {
+				data, err := st.Get(ctx, catalogKey)
+				if errors.Is(err, store.ErrNotFound) {
+					return nil, nil
+				}
+				return data, err
+			},
+			set:   func(data []byte) error { return st.Set(ctx, catalogKey, data) },
+			close: func() { st.Close() }}, nil
 	}
-	if err != nil {
-		return nil, err
+	path := catalogFile(cfg)
+	if path == "" {
+		return nil, errors.New("no config file to keep a catalog cache beside")
+	}
+	return &catalogPlace{where: path,
+		get: func() ([]byte, error) {
+			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			return data, err
+		},
+		set: func(data []byte) error {
+			err := os.MkdirAll(filepath.Dir(path), 0o700)
+			if err == nil {
+				tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+				if err = os.WriteFile(tmp, data, 0o600); err == nil {
+					err = os.Rename(tmp, path)
+				}
+			}
+			return err
+		},
+		close: func() {}}, nil
+}
+
+func (cp *catalogPlace) read() (*catalogCache, error) {
+	c := &catalogCache{Servers: map[string]cachedServer{}}
+	data, err := cp.get()
+	if err != nil || data == nil {
+		return c, err
 	}
 	if err := json.Unmarshal(data, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", cp.where, err)
 	}
 	if c.Servers == nil {
 		c.Servers = map[string]cachedServer{}
@@ -78,11 +134,12 @@ func readCatalog(path string) (*catalogCache, error) {
 // cache, keeping the entries of the others. Failures are logged: the cache
 // is an optimization.
 func saveCatalog(cfg *config.Config, st []proxy.UpstreamStatus, log *slog.Logger) {
-	path := catalogFile(cfg)
-	if path == "" {
+	cp, err := openCatalog(cfg)
+	if err != nil {
 		return
 	}
-	c, err := readCatalog(path)
+	defer cp.close()
+	c, err := cp.read()
 	if err != nil {
 		c = &catalogCache{Servers: map[string]cachedServer{}} // unreadable: start again
 	}
@@ -104,27 +161,22 @@ func saveCatalog(cfg *config.Config, st []proxy.UpstreamStatus, log *slog.Logger
 	}
 	data, err := json.Marshal(c)
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o700)
-	}
-	if err == nil {
-		tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-		if err = os.WriteFile(tmp, data, 0o600); err == nil {
-			err = os.Rename(tmp, path)
-		}
+		err = cp.set(data)
 	}
 	if err != nil {
-		log.Warn("catalog cache: not saved", "file", path, "err", err)
+		log.Warn("catalog cache: not saved", "where", cp.where, "err", err)
 	}
 }
 
 // cachedServers returns the cached tools of every enabled upstream of cfg,
 // or ok false when one is missing or was listed with other settings.
 func cachedServers(cfg *config.Config) (servers []proxy.ProvidedServer, listed time.Time, ok bool) {
-	path := catalogFile(cfg)
-	if path == "" {
+	cp, err := openCatalog(cfg)
+	if err != nil {
 		return nil, time.Time{}, false
 	}
-	c, err := readCatalog(path)
+	defer cp.close()
+	c, err := cp.read()
 	if err != nil {
 		return nil, time.Time{}, false
 	}

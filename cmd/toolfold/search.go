@@ -32,7 +32,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var p *proxy.Proxy
 	if servers, listed, ok := cachedServers(cfg); ok && !*refresh {
-		log.Info("answering from the catalog cache; --refresh reconnects", "file", catalogFile(cfg), "listed", listed.Local().Format(time.DateTime))
+		log.Info("answering from the catalog cache; --refresh reconnects", "listed", listed.Local().Format(time.DateTime))
 		cached := *cfg
 		cached.Upstreams = nil
 		p = proxy.New(&cached, &proxy.Options{Logger: log, Version: buildVersion(), Runners: searchRunners(), Providers: []proxy.Provider{cachedProvider(servers)}})
