@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nyaruka/phonenumbers"
+	"github.com/toolfold/toolfold/internal/phonenumbers"
 )
 
 // region is how a country writes national phone numbers: with a trunk '0'

@@ -20,7 +20,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nyaruka/phonenumbers"
+	"github.com/toolfold/toolfold/internal/phonenumbers"
 )
 
 type span struct {
