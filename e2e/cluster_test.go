@@ -271,7 +271,7 @@ func runScripts(sessions []*session, scripts int) [][]error {
 	var wg sync.WaitGroup
 	for i, s := range sessions {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			for j := range scripts {
 				res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_script", Arguments: map[string]any{

@@ -288,12 +288,14 @@ return {ok1 = ok1, err1 = tostring(err1), ok2 = ok2, err2 = tostring(err2)}`, "p
 
 func TestScriptLimits(t *testing.T) {
 	t.Parallel()
-	cfg := configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")}, "timeout: 2s", "output: 1KiB")
+	// 5 s: long enough that a trivial run on a loaded CI machine (the
+	// race-built binary spawning a sandbox) does not reach it.
+	cfg := configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")}, "timeout: 5s", "output: 1KiB")
 	cs := startStdio(t, writeConfig(t, cfg))
 
 	t.Run("timeout", func(t *testing.T) {
-		// The deadline, not a timed assertion: 2 s of script plus slack.
-		ctx := testCtx(t, 2*time.Second+5*time.Second)
+		// The deadline, not a timed assertion: 5 s of script plus slack.
+		ctx := testCtx(t, 5*time.Second+10*time.Second)
 		res := callToolCtx(ctx, t, cs, "run_script", map[string]any{"code": "while true do end"})
 		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Errorf("isError=%v, want true and \"timed out\":\n%s", res.IsError, text(res))

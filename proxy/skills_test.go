@@ -13,7 +13,11 @@ import (
 func TestSkillSaveFromScript(t *testing.T) {
 	up := newPIIServer()
 	store := skills.NewFiles(filepath.Join(t.TempDir(), "skills"))
-	_, cs := startProxyWith(t, testConfig(httpUpstream(t, "crm", up.srv)), &Options{Skills: store})
+	cfg := testConfig(httpUpstream(t, "crm", up.srv))
+	// Four compiles, each a sandboxed run, in one script: on a loaded
+	// machine under the race detector that takes longer than 10 s.
+	cfg.Sandbox.Timeout, cfg.Sandbox.CPUTime = time.Minute, time.Minute
+	_, cs := startProxyWith(t, cfg, &Options{Skills: store})
 	out, failed := runLua(t, cs, `
 local r = skills.save{name = "double", description = "Double a number", code = "return args.x * 2",
 	parameters = {type = "object", properties = {x = {type = "number"}}, required = {"x"}}}
