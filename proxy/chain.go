@@ -46,9 +46,9 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// duration covers the whole request. Inside recover: a panic
 		// below still ends the span (marked failed) on its way up.
 		{"trace", p.tel.serverMiddleware()},
-		// log sits inside recover so it still records requests whose
-		// handler panicked, with the error recover produced; inside trace
-		// so that its context carries the span.
+		// log sits inside trace so that its context carries the span. A
+		// panic passes it unlogged; recover, outside, logs it with its
+		// stack.
 		{"log", logMiddleware(p.log.With("edge", "client"))},
 		// session finds the client's Session (session.go) and puts it and
 		// its PII vault in the context, and ties the context to the

@@ -45,7 +45,7 @@ type subscription struct {
 
 func newForwarder(p *Proxy) *forwarder {
 	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{}}
-	f.relay = newRelay(func() *mcp.Server { return p.server }, p.sessions, p.log.With("component", "relay"))
+	f.relay = newRelay(p.sessions, p.log.With("component", "relay"))
 	f.mirror = newMirror(f)
 	return f
 }

@@ -37,8 +37,7 @@ import (
 // messages with no in-flight caller go to every session (each session's
 // logging/setLevel still filters them).
 type relay struct {
-	server   func() *mcp.Server // the client-facing server, for the live sessions
-	sessions *sessions          // where each session keeps its flights and progress routes
+	sessions *sessions // where each session keeps its flights and progress routes
 	log      *slog.Logger
 }
 
@@ -83,8 +82,8 @@ func sendCtx(handler, reqCtx context.Context) (context.Context, context.CancelFu
 	}
 }
 
-func newRelay(server func() *mcp.Server, reg *sessions, log *slog.Logger) *relay {
-	return &relay{server: server, sessions: reg, log: log}
+func newRelay(reg *sessions, log *slog.Logger) *relay {
+	return &relay{sessions: reg, log: log}
 }
 
 // begin records a request of s (made in ctx) in flight to upstream up;
@@ -138,28 +137,11 @@ func (r *relay) progressFor(token any) (progressRoute, bool) {
 	return progressRoute{}, false
 }
 
-// live is every client session still connected.
+// live is every client session still connected. Every session is in the
+// registry from its first request (initialize), so nothing is made here:
+// an upstream's message after shutdown finds no one.
 func (r *relay) live() []*Session {
-	all := r.sessions.list()
-	if srv := r.server(); srv != nil {
-		// A session that is connected but has not sent a request yet is
-		// in the server's list and not yet in the registry.
-		for ss := range srv.Sessions() {
-			if s := r.sessions.get(ss); s != nil && !containsSession(all, s) {
-				all = append(all, s)
-			}
-		}
-	}
-	return all
-}
-
-func containsSession(list []*Session, s *Session) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return r.sessions.list()
 }
 
 // isLive reports whether s is still connected.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 )
 
@@ -79,7 +80,10 @@ func (p *Pool) startInstance(s *Session, u *upstream) (*sessionInstance, error) 
 	p.inst.count[u.cfg.Name]++
 	p.inst.mu.Unlock()
 	iu := newUpstream(u.cfg, p.log.With("session", s.id), u.version, func() {}, u.tel) // its tools are the shared instance's
-	iu.hooks, iu.scrub = u.hooks, u.scrub
+	iu.scrub = u.scrub
+	if u.hooks != nil {
+		iu.hooks = pinnedHooks{u.hooks, s}
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	inst := &sessionInstance{u: iu, cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -102,5 +106,52 @@ func (p *Pool) releaseSession(s *Session) {
 		p.inst.mu.Lock()
 		p.inst.count[name]--
 		p.inst.mu.Unlock()
+	}
+}
+
+// pinnedHooks are the forwarder's hooks for one session's instance: what
+// the instance asks or tells a client (sampling, elicitation, roots, log
+// messages) goes to the session that owns it and no other, whatever the
+// relay would guess from the upstream's name, which the shared instance
+// and every other session's instance also bear. Roots changes are sent to
+// the shared instance's client only.
+type pinnedHooks struct {
+	upstreamHooks
+	s *Session
+}
+
+func (h pinnedHooks) pin(ctx context.Context) context.Context { return withSession(ctx, h.s) }
+
+func (h pinnedHooks) clientCreated(string, *mcp.Client) {}
+
+func (h pinnedHooks) clientOptions(up string, o *mcp.ClientOptions) {
+	h.upstreamHooks.clientOptions(up, o)
+	if f := o.CreateMessageWithToolsHandler; f != nil {
+		o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return f(h.pin(ctx), req)
+		}
+	}
+	if f := o.ElicitationHandler; f != nil {
+		o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return f(h.pin(ctx), req)
+		}
+	}
+	if f := o.ElicitationCompleteHandler; f != nil {
+		o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			f(h.pin(ctx), req)
+		}
+	}
+	if f := o.LoggingMessageHandler; f != nil {
+		o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) { f(h.pin(ctx), req) }
+	}
+}
+
+func (h pinnedHooks) receivingMiddleware(up string) mcp.Middleware {
+	inner := h.upstreamHooks.receivingMiddleware(up)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		wrapped := inner(next)
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return wrapped(h.pin(ctx), method, req)
+		}
 	}
 }

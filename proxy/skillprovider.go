@@ -30,6 +30,10 @@ const skillServer = "skills"
 type skillProvider struct {
 	p *Proxy
 
+	// reloading serializes reloads, so that a poll that read the store
+	// before a save cannot install its older list after the save's.
+	reloading sync.Mutex
+
 	mu      sync.Mutex
 	tools   []*mcp.Tool
 	sig     string // the snapshot's names and descriptions, to tell a change
@@ -66,18 +70,28 @@ func (sp *skillProvider) Servers() []ProvidedServer {
 }
 
 // reload reads the store's list; when it changed, the catalog is rebuilt.
+// A store that cannot be read (Redis away) keeps the last list read, so a
+// blip does not take every skill out of search.
 func (sp *skillProvider) reload(ctx context.Context) {
+	sp.reloading.Lock()
+	defer sp.reloading.Unlock()
 	list, err := sp.p.skills.List(ctx)
+	msg := ""
+	if err != nil && !errors.Is(err, skills.ErrNotFound) {
+		msg = "cannot read the skills: " + err.Error()
+		sp.p.log.Warn(msg+"; search keeps the skills last read", "component", "skills")
+	}
+	sp.mu.Lock()
+	if msg != "" && len(list) == 0 && len(sp.tools) > 0 {
+		sp.mu.Unlock()
+		return
+	}
+	sp.mu.Unlock()
 	tools := make([]*mcp.Tool, 0, len(list))
 	var sig strings.Builder
 	for _, s := range list {
 		tools = append(tools, skillTool(s))
 		fmt.Fprintf(&sig, "%s\x00%s\x00%s\x00%s\x00%s\n", s.Name, s.Description, s.Language, s.Parameters, s.Result)
-	}
-	msg := ""
-	if err != nil && !errors.Is(err, skills.ErrNotFound) {
-		msg = "cannot read the skills: " + err.Error()
-		sp.p.log.Warn(msg, "component", "skills")
 	}
 	sp.mu.Lock()
 	same := sig.String() == sp.sig && msg == sp.err
@@ -133,7 +147,7 @@ func skillTool(s *skills.Skill) *mcp.Tool {
 // output comes before its value.
 func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	if server != skillServer {
-		return nil, fmt.Errorf("no server named %q", server)
+		return nil, fmt.Errorf("no server named %q among the skills; search_tools lists the servers", server)
 	}
 	args, _ := json.Marshal(params.Arguments)
 	if raw, ok := params.Arguments.(json.RawMessage); ok {

@@ -48,6 +48,9 @@ func (k *KV) List(ctx context.Context) ([]*Skill, error) {
 	var bad []string
 	for _, key := range keys {
 		s, err := k.Get(ctx, strings.TrimPrefix(key, kvPrefix))
+		if errors.Is(err, ErrNotFound) {
+			continue // removed since Keys, by another replica
+		}
 		if err != nil {
 			bad = append(bad, err.Error())
 			continue
@@ -70,7 +73,7 @@ func (k *KV) Get(ctx context.Context, name string) (*Skill, error) {
 	}
 	var s Skill
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("skill %s: unreadable in the store: %v", name, err)
+		return nil, fmt.Errorf("skill %s: unreadable in the store (%v); save it again with overwrite, or remove it with toolfold skills rm %s", name, err, name)
 	}
 	return &s, nil
 }
