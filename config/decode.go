@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -322,4 +323,25 @@ func validName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// path reads a file or directory name: ${VAR}s expanded, relative to dir
+// (the config's), cleaned. empty is the error for a blank value.
+func (d *decoder) path(n *yaml.Node, p, dir string, x *expander, empty string) (string, bool) {
+	v, ok := d.str(n, p)
+	if !ok {
+		return "", false
+	}
+	v, errs := x.expand(v)
+	for _, e := range errs {
+		d.errorf(n, p, "%s", e)
+	}
+	if v = strings.TrimSpace(v); v == "" {
+		d.errorf(n, p, "%s", empty)
+		return "", false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(dir, v)
+	}
+	return filepath.Clean(v), true
 }

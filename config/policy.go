@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -389,22 +388,9 @@ func (d *decoder) audit(n *yaml.Node, a *Audit, dir string, x *expander) {
 		}
 		switch f.name {
 		case "file":
-			v, ok := d.str(f.val, p)
-			if !ok {
-				continue
+			if v, ok := d.path(f.val, p, dir, x, "must be a file, like .toolfold/audit.jsonl; leave audit out to record nothing"); ok {
+				a.File = v
 			}
-			v, errs := x.expand(v)
-			for _, e := range errs {
-				d.errorf(f.val, p, "%s", e)
-			}
-			if v = strings.TrimSpace(v); v == "" {
-				d.errorf(f.val, p, "must be a file, like .toolfold/audit.jsonl; leave audit out to record nothing")
-				continue
-			}
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(dir, v)
-			}
-			a.File = filepath.Clean(v)
 		case "max_size_mb":
 			setIf(&a.MaxSizeMB)(d.count(f.val, p))
 		case "max_backups":

@@ -51,19 +51,8 @@ func (d *decoder) search(n *yaml.Node, s *Search, dir string, x *expander) {
 				s.NoLearn = !b
 			}
 		case "usage_file":
-			if v, ok := d.str(f.val, p); ok {
-				v, errs := x.expand(v)
-				for _, e := range errs {
-					d.errorf(f.val, p, "%s", e)
-				}
-				if v = strings.TrimSpace(v); v == "" {
-					d.errorf(f.val, p, "must not be empty; leave it out for the default %s", DefaultUsageFile)
-					continue
-				}
-				if !filepath.IsAbs(v) {
-					v = filepath.Join(dir, v)
-				}
-				s.UsageFile = filepath.Clean(v)
+			if v, ok := d.path(f.val, p, dir, x, "must not be empty; leave it out for the default "+DefaultUsageFile); ok {
+				s.UsageFile = v
 			}
 		case "max_pairs":
 			n, err := strconv.Atoi(strings.TrimSpace(f.val.Value))

@@ -71,22 +71,9 @@ func (d *decoder) skills(n *yaml.Node, s *Skills, dir string, x *expander) {
 		}
 		switch f.name {
 		case "dir":
-			v, ok := d.str(f.val, p)
-			if !ok {
-				continue
+			if v, ok := d.path(f.val, p, dir, x, "must be a directory; leave it out for the default "+DefaultSkillsDir); ok {
+				s.Dir = v
 			}
-			v, errs := x.expand(v)
-			for _, e := range errs {
-				d.errorf(f.val, p, "%s", e)
-			}
-			if v = strings.TrimSpace(v); v == "" {
-				d.errorf(f.val, p, "must be a directory; leave it out for the default %s", DefaultSkillsDir)
-				continue
-			}
-			if !filepath.IsAbs(v) {
-				v = filepath.Join(dir, v)
-			}
-			s.Dir = filepath.Clean(v)
 		case "save":
 			if b, ok := d.boolean(f.val, p); ok {
 				s.SaveHTTP, s.NoSave = b, !b
