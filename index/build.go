@@ -231,6 +231,7 @@ func buildLexicon(docs []doc, servers map[string]ServerInfo) lexicon {
 		t := d.tool
 		name := bd.termsOf(t.Name)
 		d.nameTerms = nameTerms(name, namespace[t.Server])
+		d.acts = toolIntent(t, name, d.first)
 		for _, n := range name {
 			bd.count(doc, fName, bd.term(n))
 		}

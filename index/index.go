@@ -68,6 +68,7 @@ type doc struct {
 	nameTerms []string  // distinct words of the tool name, its namespace words left out
 	nameIDF   []float32 // their idf
 	nameMass  float64   // Σ nameIDF
+	acts      intent    // the kinds of action the tool's name says (intent.go)
 }
 
 // New builds an immutable index. tools may come from many servers; servers

@@ -77,7 +77,7 @@ func (ix *Index) rank(query, server string, limit int, u *Usage) []candidate {
 	if u != nil {
 		ix.learned(cs, u, sc)
 	}
-	return ix.rerank(cs, sc, server, limit)
+	return ix.rerank(cs, queryIntent(query), sc, server, limit)
 }
 
 // list returns the first tools in index order (server, then tool name).
@@ -193,7 +193,7 @@ const (
 
 // rerank turns the lexical scores of the matching tools into final scores
 // and returns the best limit, best first.
-func (ix *Index) rerank(cs []concept, sc *scratch, server string, limit int) []candidate {
+func (ix *Index) rerank(cs []concept, act intent, sc *scratch, server string, limit int) []candidate {
 	var perfect, mass float64
 	qterms := make(map[string]float64)
 	for _, c := range cs {
@@ -227,6 +227,9 @@ func (ix *Index) rerank(cs []concept, sc *scratch, server string, limit int) []c
 			named /= doc.nameMass
 		}
 		score := lex + nameBonus*named*cover + coreBonus*core + float64(sc.fuzzy[d])
+		if act.conflicts(doc.acts) {
+			score *= 1 - intentPenalty
+		}
 		top.push(candidate{doc: d, score: score})
 	}
 	return top.sorted()
