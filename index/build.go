@@ -33,8 +33,9 @@ const k1 = 1.2
 // lexicon is the inverted index: for each term, the tools that contain it
 // with their field-weighted, length-normalised term frequency.
 type lexicon struct {
-	terms map[string]*termEntry
-	vocab []vocabWord // for typo correction
+	terms    map[string]*termEntry
+	vocab    []vocabWord           // for typo correction
+	acronyms map[string][][]string // abbreviation → the phrases it stands for (acronym.go)
 }
 
 type termEntry struct {
@@ -226,12 +227,15 @@ func (bd *builder) endDoc(doc int32) {
 func buildLexicon(docs []doc, servers map[string]ServerInfo) lexicon {
 	bd := newBuilder(len(docs))
 	namespace := namespaceTerms(docs, bd)
+	as := newAcronymSet()
 	for i := range docs {
 		d, doc := &docs[i], int32(i)
 		t := d.tool
 		name := bd.termsOf(t.Name)
 		d.nameTerms = nameTerms(name, namespace[t.Server])
 		d.acts = toolIntent(t, name, d.first)
+		as.addName(d.nameTerms)
+		as.addText(t.Description)
 		for _, n := range name {
 			bd.count(doc, fName, bd.term(n))
 		}
@@ -243,12 +247,18 @@ func buildLexicon(docs []doc, servers map[string]ServerInfo) lexicon {
 		bd.add(doc, fFirst, first)
 		bd.add(doc, fDesc, rest)
 		sd := schemaDoc{root: t.InputSchema}
-		sd.eachText(t.InputSchema, 0, func(field int, text string) { bd.add(doc, field, text) })
+		sd.eachText(t.InputSchema, 0, func(field int, text string) {
+			bd.add(doc, field, text)
+			if field == fParamDesc {
+				as.addText(text)
+			}
+		})
 		bd.add(doc, fServer, t.Server)
 		bd.add(doc, fServer, servers[t.Server].Description)
 		bd.endDoc(doc)
 	}
 	lex := bd.finish(len(docs))
+	lex.acronyms = as.finish()
 	for i := range docs {
 		d := &docs[i]
 		d.nameIDF = make([]float32, len(d.nameTerms))

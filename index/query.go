@@ -319,6 +319,7 @@ func (lex *lexicon) concept(phrase []string, raw string, weight float64) concept
 	c.alts = append(c.alts, synonyms()[key]...) // copies: the table is shared
 	if len(own) == 1 {
 		c.alts = lex.appendRelated(c.alts, key)
+		c.alts = lex.appendAcronyms(c.alts, key)
 	}
 	if len(own) == 1 && lex.terms[key] == nil && weight == 1 {
 		c.alts = append(c.alts, lex.repairs(key, raw)...)

@@ -14,10 +14,12 @@ type signalSettings struct {
 	intentPenalty float64
 	intentWords   int
 	intentWordnet bool
+	acronymWeight float64
+	acronymMin    int
 }
 
 func currentSignals() signalSettings {
-	return signalSettings{intentPenalty, intentWords, intentWordnet}
+	return signalSettings{intentPenalty, intentWords, intentWordnet, acronymWeight, acronymMinTools}
 }
 
 func (s signalSettings) apply() (restore func()) {
@@ -28,6 +30,7 @@ func (s signalSettings) apply() (restore func()) {
 
 func (s signalSettings) set() {
 	intentPenalty, intentWords, intentWordnet = s.intentPenalty, s.intentWords, s.intentWordnet
+	acronymWeight, acronymMinTools = s.acronymWeight, s.acronymMin
 }
 
 // signalsOn are the signals as shipped.
@@ -52,6 +55,7 @@ func TestSignals(t *testing.T) {
 	}
 	off := signalsOn
 	off.intentPenalty = 0
+	off.acronymWeight = 0
 	variants := []struct {
 		name string
 		s    signalSettings
@@ -67,6 +71,14 @@ func TestSignals(t *testing.T) {
 			name string
 			s    signalSettings
 		}{"intent " + p, v})
+	}
+	for _, p := range strings.Fields(os.Getenv("SIGNALS_ACRONYM")) { // weight,min
+		v := off
+		fmt.Sscanf(p, "%g,%d", &v.acronymWeight, &v.acronymMin)
+		variants = append(variants, struct {
+			name string
+			s    signalSettings
+		}{"acronym " + p, v})
 	}
 	fmt.Printf("| signal | %s |\n", strings.Join(sets, " | "))
 	for _, v := range variants {
