@@ -76,14 +76,30 @@ func buildMeasured(tools []Tool, servers []ServerInfo) (*Index, float64) {
 	return ix, float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
 }
 
+// bothSignals runs a benchmark with issue 14's second-round signals off
+// ("before") and as shipped, side by side in one run.
+func bothSignals(b *testing.B, fn func(b *testing.B)) {
+	for _, v := range []struct {
+		name string
+		s    signalSettings
+	}{{"before", signalsOff}, {"shipped", signalsOn}} {
+		b.Run(v.name, func(b *testing.B) {
+			defer v.s.apply()()
+			fn(b)
+		})
+	}
+}
+
 // BenchmarkSearch searches the 1,815-tool corpus with the dev queries.
 func BenchmarkSearch(b *testing.B) {
 	tools, servers, err := LoadCorpus(corpusDir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ix, mb := buildMeasured(tools, servers)
-	benchSearch(b, ix, mb)
+	bothSignals(b, func(b *testing.B) {
+		ix, mb := buildMeasured(tools, servers)
+		benchSearch(b, ix, mb)
+	})
 }
 
 // BenchmarkSearch20k searches the corpus replicated to 19,965 tools.
@@ -93,9 +109,11 @@ func BenchmarkSearch20k(b *testing.B) {
 		b.Fatal(err)
 	}
 	ts, ss := replicate(tools, servers, 11)
-	ix, mb := buildMeasured(ts, ss)
-	b.Logf("%d tools", ix.Len())
-	benchSearch(b, ix, mb)
+	bothSignals(b, func(b *testing.B) {
+		ix, mb := buildMeasured(ts, ss)
+		b.Logf("%d tools", ix.Len())
+		benchSearch(b, ix, mb)
+	})
 }
 
 // BenchmarkBuild indexes the 1,815-tool corpus.
@@ -104,10 +122,12 @@ func BenchmarkBuild(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		New(tools, servers)
-	}
+	bothSignals(b, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			New(tools, servers)
+		}
+	})
 }
 
 // BenchmarkRender renders ten hits at each detail level.

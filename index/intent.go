@@ -5,10 +5,11 @@ import "strings"
 // A query usually says what it wants done before what to: "store a note"
 // wants a tool that writes, and a tool that only reads notes is the wrong
 // answer however well its words match. Search gives each tool the kinds of
-// action its name says (read, write, delete; several for
-// "search_and_replace", none for "browser_click"), takes the query's kind
-// from its first words, and lowers the score of tools whose kinds all
-// differ from it.
+// action its name says (read, write, delete; several for "get_or_create",
+// none for "browser_click"), takes the query's kind from its first word,
+// and lowers the score of tools whose kinds all differ from it, and a
+// little that of tools whose name says no kind (extract_key_facts for
+// "store a fact").
 
 // intent is a set of kinds of action.
 type intent uint8
@@ -20,12 +21,16 @@ const (
 )
 
 // Settings of the action signal: a tool whose kinds conflict with the
-// query's keeps 1 − intentPenalty of its score; the query's kind is that of
-// the first of its first intentWords words that has one.
+// query's keeps 1 − intentPenalty of its score, a tool of no kind
+// 1 − intentUnknown; the query's kind is that of the first of its first
+// intentWords words that has one, its synonyms voting, and with
+// intentWordnet its WordNet relations too (off: "file" as a verb made
+// "the files in ./src" a write). Set on the develop halves.
 var (
-	intentPenalty = 0.3
+	intentPenalty = 0.5
+	intentUnknown = 0.2
 	intentWords   = 1
-	intentWordnet = false // query words vote with their WordNet relations too
+	intentWordnet = false
 )
 
 // intentSeeds are the verbs that name each kind of action. Other words take

@@ -70,6 +70,7 @@ func (ix *Index) rank(query, server string, limit int, u *Usage) []candidate {
 	sc := getScratch(len(ix.docs))
 	defer putScratch(sc)
 	cs := ix.lex.parseQuery(query)
+	act := queryIntent(query)
 	ix.lex.score(cs, sc)
 	if identLike(query) {
 		ix.fuzzy(query, sc)
@@ -77,7 +78,7 @@ func (ix *Index) rank(query, server string, limit int, u *Usage) []candidate {
 	if u != nil {
 		ix.learned(cs, u, sc)
 	}
-	return ix.rerank(cs, queryIntent(query), sc, server, limit)
+	return ix.rerank(cs, act, sc, server, limit)
 }
 
 // list returns the first tools in index order (server, then tool name).
@@ -229,6 +230,8 @@ func (ix *Index) rerank(cs []concept, act intent, sc *scratch, server string, li
 		score := lex + nameBonus*named*cover + coreBonus*core + float64(sc.fuzzy[d])
 		if act.conflicts(doc.acts) {
 			score *= 1 - intentPenalty
+		} else if act != 0 && doc.acts == 0 {
+			score *= 1 - intentUnknown
 		}
 		top.push(candidate{doc: d, score: score})
 	}

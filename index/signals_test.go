@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,15 +12,14 @@ import (
 // signalSettings are the settings of issue 14's general signals, so that
 // TestSignals and the benchmarks can compare them on and off in one run.
 type signalSettings struct {
-	intentPenalty float64
-	intentWords   int
-	intentWordnet bool
-	acronymWeight float64
-	acronymMin    int
+	intentPenalty, intentUnknown float64
+	acronymWeight                float64
+	stepCommas                   bool
+	noSchema                     bool // tools indexed without their input schemas (an ablation)
 }
 
 func currentSignals() signalSettings {
-	return signalSettings{intentPenalty, intentWords, intentWordnet, acronymWeight, acronymMinTools}
+	return signalSettings{intentPenalty, intentUnknown, acronymWeight, stepCommas, false}
 }
 
 func (s signalSettings) apply() (restore func()) {
@@ -29,21 +29,54 @@ func (s signalSettings) apply() (restore func()) {
 }
 
 func (s signalSettings) set() {
-	intentPenalty, intentWords, intentWordnet = s.intentPenalty, s.intentWords, s.intentWordnet
-	acronymWeight, acronymMinTools = s.acronymWeight, s.acronymMin
+	intentPenalty, intentUnknown, acronymWeight = s.intentPenalty, s.intentUnknown, s.acronymWeight
+	stepCommas = s.stepCommas
 }
 
-// signalsOn are the signals as shipped.
-var signalsOn = currentSignals()
+var (
+	// signalsOn are the signals as shipped.
+	signalsOn = currentSignals()
+	// signalsOff is the ranking before issue 14's second round of signals.
+	signalsOff = signalSettings{}
+)
+
+type signalVariant struct {
+	name string
+	s    signalSettings
+}
+
+// signalVariants are each signal added alone to signalsOff, then all the
+// shipped ones together.
+func signalVariants() []signalVariant {
+	with := func(f func(*signalSettings)) signalSettings {
+		s := signalsOff
+		f(&s)
+		return s
+	}
+	return []signalVariant{
+		{"before (none of these)", signalsOff},
+		{"schema text left out (ablation)", with(func(s *signalSettings) { s.noSchema = true })},
+		{"action kinds: conflicting kind ×0.5", with(func(s *signalSettings) { s.intentPenalty = signalsOn.intentPenalty })},
+		{"action kinds: and no kind ×0.8", with(func(s *signalSettings) {
+			s.intentPenalty, s.intentUnknown = signalsOn.intentPenalty, signalsOn.intentUnknown
+		})},
+		{"abbreviations from the catalog, 0.6", with(func(s *signalSettings) { s.acronymWeight = 0.6 })},
+		{"steps also split at a comma before a verb", with(func(s *signalSettings) { s.stepCommas = true })},
+		{"shipped", signalsOn},
+	}
+}
 
 // TestSignals is a development aid: SIGNALS=1 prints, for each general
-// signal added alone to the shipped ranking without it, the figures of
-// every query set (the held-out halves by their aggregates only).
+// signal added alone to the ranking without them, R@1 / R@5 / hard R@5 of
+// every query set (the held-out halves are read by these aggregates only).
 func TestSignals(t *testing.T) {
 	if os.Getenv("SIGNALS") == "" {
 		t.Skip("set SIGNALS=1 to measure each signal")
 	}
-	tools, servers, _ := LoadCorpus(corpusDir)
+	tools, servers, err := LoadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sets := []string{"develop", "holdout", "livemcpbench-develop", "livemcpbench-holdout"}
 	queries := make(map[string][]Query)
 	for _, s := range sets {
@@ -53,44 +86,23 @@ func TestSignals(t *testing.T) {
 		}
 		queries[s] = qs
 	}
-	off := signalsOn
-	off.intentPenalty = 0
-	off.acronymWeight = 0
-	variants := []struct {
-		name string
-		s    signalSettings
-	}{
-		{"none", off},
-	}
-	for _, p := range strings.Fields(os.Getenv("SIGNALS_INTENT")) { // penalty,words,wordnet
-		v := off
-		var wn int
-		fmt.Sscanf(p, "%g,%d,%d", &v.intentPenalty, &v.intentWords, &wn)
-		v.intentWordnet = wn == 1
-		variants = append(variants, struct {
-			name string
-			s    signalSettings
-		}{"intent " + p, v})
-	}
-	for _, p := range strings.Fields(os.Getenv("SIGNALS_ACRONYM")) { // weight,min
-		v := off
-		fmt.Sscanf(p, "%g,%d", &v.acronymWeight, &v.acronymMin)
-		variants = append(variants, struct {
-			name string
-			s    signalSettings
-		}{"acronym " + p, v})
-	}
-	fmt.Printf("| signal | %s |\n", strings.Join(sets, " | "))
-	for _, v := range variants {
+	fmt.Printf("| signal | %s |\n|---|%s\n", strings.Join(sets, " | "), strings.Repeat("---|", len(sets)))
+	for _, v := range signalVariants() {
 		restore := v.s.apply()
-		ix := New(tools, servers)
+		ts := tools
+		if v.s.noSchema {
+			ts = slices.Clone(tools)
+			for i := range ts {
+				ts[i].InputSchema = nil
+			}
+		}
+		ix := New(ts, servers)
 		row := "| " + v.name + " |"
 		for _, s := range sets {
 			ev := Evaluate(ix, queries[s])
 			a, _ := ev.Subset("all")
-			h, ok := ev.Subset("tag:hard")
 			hard := "-"
-			if ok {
+			if h, ok := ev.Subset("tag:hard"); ok {
 				hard = fmt.Sprintf("%.1f", h.R5)
 			}
 			row += fmt.Sprintf(" %.1f / %.1f / %s |", a.R1, a.R5, hard)

@@ -24,6 +24,9 @@ var (
 	// the first hits: a step that no tool matches well ("tell me why")
 	// names no tool, and its best guess would push out a good hit.
 	stepSure = 0.6
+	// stepCommas also splits at a comma followed by a verb that names a
+	// kind of action (intent.go).
+	stepCommas = true
 )
 
 // stepBreaks are the words and marks that start a new step, longest
@@ -76,6 +79,11 @@ func breakAt(chunks []string) (n int, mark bool) {
 	c := chunks[0]
 	if strings.HasSuffix(c, ";") {
 		return 1, true
+	}
+	if stepCommas && strings.HasSuffix(c, ",") && len(chunks) > 1 {
+		if w := strings.ToLower(strings.Trim(chunks[1], ",.;:!?")); isASCIIWord(w) && wordIntent(stem(w), false) != 0 {
+			return 1, true // "find the file, email it": a comma before a verb
+		}
 	}
 	for _, b := range stepBreaks {
 		ws := strings.Fields(b)

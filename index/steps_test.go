@@ -20,6 +20,8 @@ func TestSplitSteps(t *testing.T) {
 		{`search for "salt and pepper"`, []string{`search for "salt and pepper"`}}, // quoted text is not split
 		{"write a note with the text: buy milk and then eggs", []string{"write a note with the text: buy milk and then eggs"}},
 		{"Take a screenshot AND then upload it somewhere", []string{"Take a screenshot", "upload it somewhere"}},
+		{"find the report, send it to Bob", []string{"find the report", "send it to Bob"}},     // a comma before a verb
+		{"list the files, folders too please", []string{"list the files, folders too please"}}, // not before a verb
 	} {
 		if got := splitSteps(tc.q); !cmp.Equal(got, tc.want) {
 			t.Errorf("splitSteps(%q) = %q, want %q", tc.q, got, tc.want)
