@@ -233,9 +233,13 @@ func buildLexicon(docs []doc, servers map[string]ServerInfo) lexicon {
 		t := d.tool
 		name := bd.termsOf(t.Name)
 		d.nameTerms = nameTerms(name, namespace[t.Server])
-		d.acts = toolIntent(t, name, d.first)
-		as.addName(d.nameTerms)
-		as.addText(t.Description)
+		if intentPenalty > 0 || intentUnknown > 0 {
+			d.acts = toolIntent(t, name, d.first)
+		}
+		if acronymWeight > 0 {
+			as.addName(d.nameTerms)
+			as.addText(t.Description)
+		}
 		for _, n := range name {
 			bd.count(doc, fName, bd.term(n))
 		}
@@ -249,7 +253,7 @@ func buildLexicon(docs []doc, servers map[string]ServerInfo) lexicon {
 		sd := schemaDoc{root: t.InputSchema}
 		sd.eachText(t.InputSchema, 0, func(field int, text string) {
 			bd.add(doc, field, text)
-			if field == fParamDesc {
+			if field == fParamDesc && acronymWeight > 0 {
 				as.addText(text)
 			}
 		})
