@@ -31,7 +31,11 @@
 //     from a table of general tool vocabulary (synonyms.go, at a lower
 //     weight), the words WordNet 3.1 relates to it in its two commonest
 //     senses, synonyms and derived words ("link" → connect, "relate" →
-//     relation; wordnet.go, weight 0.4, only words some tool uses), and for
+//     relation; wordnet.go, weight 0.4, only words some tool uses), the
+//     phrase a short word abbreviates when no tool name uses the word
+//     itself, learned from the catalog (acronym.go: "Autonomous System
+//     Number (ASN)" in a description, feature_flag in two tool names: ff;
+//     weight 0.6), and for
 //     a word the index does not know, vocabulary words one or two edits
 //     away (typos) or its parts ("readfile" → read file). All
 //     alternatives of a concept share one idf, so a synonym never outscores
@@ -56,8 +60,17 @@
 //     share of the query, by idf, whose words scripts searched with before
 //     calling the tool, each word's pull 1 − 0.5^uses.
 //
+// The sum is then scaled by the kind of action (intent.go): when the
+// query's first word names one (read: get, list, find, ...; write: create,
+// store, send, ...; delete: remove, erase, ...; other words by the votes of
+// their synonyms; "tell me" reads), a tool whose name names only other
+// kinds keeps 0.5 of its score, and a tool whose name (or, failing that,
+// its description's first word) names none keeps 0.8. An upstream's
+// readOnlyHint makes a tool a reader.
+//
 // A query that names several steps ("find the file and then email it",
-// split at then, and, after that, followed by, ";", ...; steps.go) is also
+// split at then, and, after that, followed by, ";", a comma before a verb
+// of a known kind, ...; steps.go) is also
 // ranked step by step, and the rankings are fused by reciprocal rank (the
 // whole query weighs 1, each step 0.5); each step's best tool is placed
 // among the first hits, so every step has its tool near the top, when it

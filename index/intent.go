@@ -121,7 +121,8 @@ func toolIntent(t *Tool, name []string, first string) intent {
 // intentWords words that names one: the query's verb, in an imperative or
 // a request ("please store ...", "can you find ..."). Words of literal
 // values do not count. A verb addressed to the one asking ("tell me",
-// "give us", "send me") asks to receive: it reads.
+// "give us", "send me") asks to receive: it reads, unless a verb of a
+// known kind follows ("help me write", "let us delete").
 func queryIntent(q string) intent {
 	chunks := splitQuery(rewriteIdioms(q))
 	n := 0
@@ -129,21 +130,34 @@ func queryIntent(q string) intent {
 		if n == intentWords || valueKind(c) != "" {
 			break
 		}
-		w := strings.ToLower(strings.Trim(c, ",.;:!?()"))
+		w := plainWord(c)
 		if stopwords[w] || !isASCIIWord(w) {
 			continue
 		}
-		n++
-		if i+1 < len(chunks) {
-			if next := strings.ToLower(strings.Trim(chunks[i+1], ",.;:!?")); next == "me" || next == "us" {
-				return intentRead
-			}
+		if i+2 < len(chunks) && plainWord(chunks[i+1]) == "to" && wordIntent(stem(plainWord(chunks[i+2])), intentWordnet) != 0 {
+			continue // "I'd like to save", "try to find": the verb after "to" says
 		}
+		if i+2 < len(chunks) && isAsker(chunks[i+1]) {
+			if k := wordIntent(stem(plainWord(chunks[i+2])), intentWordnet); k != 0 {
+				continue // "help me write", "let us delete": the verb after it says
+			}
+			return intentRead // "tell me", "give us"
+		}
+		n++
 		if k := wordIntent(stem(w), intentWordnet); k != 0 {
 			return k
 		}
 	}
 	return 0
+}
+
+// plainWord is a chunk of a query lowercased, without the marks around it.
+func plainWord(c string) string { return strings.ToLower(strings.Trim(c, ",.;:!?()")) }
+
+// isAsker reports whether a chunk is the one asking: me or us.
+func isAsker(c string) bool {
+	w := plainWord(c)
+	return w == "me" || w == "us"
 }
 
 // conflicts reports whether a tool of kinds t is the wrong kind for a

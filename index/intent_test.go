@@ -13,9 +13,12 @@ func TestQueryIntent(t *testing.T) {
 		{"please remember a fact about a person", intentWrite}, // through the synonym table's write group
 		{"can you find the latest invoice", intentRead},
 		{"tell me the weather in Paris", intentRead}, // a verb addressed to the asker reads
-		{"throw away the old drafts", intentDelete},  // an idiom, rewritten first
-		{"what are the files in ./src", 0},           // no verb first
-		{"./src/main.go delete", 0},                  // a value ends the look
+		{"help me write a note", intentWrite},        // unless a verb follows
+		{"help me with the weather", intentRead},
+		{"I'd like to save my notes", intentWrite},  // the verb after "to"
+		{"throw away the old drafts", intentDelete}, // an idiom, rewritten first
+		{"what are the files in ./src", 0},          // no verb first
+		{"./src/main.go delete", 0},                 // a value ends the look
 		{"save later", intentWrite},
 	} {
 		if got := queryIntent(tc.q); got != tc.want {
