@@ -30,6 +30,7 @@ const maxAcronymPhrases = 3
 type acronymSet struct {
 	defined map[string]map[string]bool // abbreviation → phrases (stemmed, space-joined)
 	named   map[string]map[string]int  // abbreviation → phrase → tools naming it
+	ws      []string                   // addText's words, reused
 }
 
 func newAcronymSet() *acronymSet {
@@ -65,10 +66,11 @@ func (as *acronymSet) addText(text string) {
 	if !hasCapitalPair(text) {
 		return
 	}
-	var ws []string
+	ws := as.ws[:0]
 	for run := range alnumRuns(text) {
 		ws = append(ws, run)
 	}
+	as.ws = ws
 	for i, w := range ws {
 		a, ok := capitals(w)
 		if !ok {
@@ -76,14 +78,14 @@ func (as *acronymSet) addText(text string) {
 		}
 		n := len(a)
 		for _, from := range []int{i - n, i + 1} {
-			if from < 0 || from+n > len(ws) {
+			if from < 0 || from+n > len(ws) || !spells(a, ws[from:from+n]) {
 				continue
 			}
 			ph := make([]string, n)
 			for j := range n {
 				ph[j] = strings.ToLower(ws[from+j])
 			}
-			if initials(ph) != a || stopwords[ph[0]] || stopwords[ph[n-1]] {
+			if stopwords[ph[0]] || stopwords[ph[n-1]] {
 				continue
 			}
 			for j := range ph {
@@ -95,6 +97,20 @@ func (as *acronymSet) addText(text string) {
 			as.defined[a][strings.Join(ph, " ")] = true
 		}
 	}
+}
+
+// spells reports whether the words' initials, lowercased, are a.
+func spells(a string, ws []string) bool {
+	for j, w := range ws {
+		c := w[0]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != a[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // hasCapitalPair reports whether text has two ASCII capitals in a row.

@@ -107,8 +107,11 @@ func toolIntent(t *Tool, name []string, first string) intent {
 		k |= wordIntent(w, false)
 	}
 	if k == 0 {
-		if ws := terms(first); len(ws) > 0 {
-			k = wordIntent(ws[0], false)
+		for run := range alnumRuns(first) {
+			if w := strings.ToLower(run); !stopwords[w] {
+				k = wordIntent(stem(w), false)
+			}
+			break
 		}
 	}
 	if ro := t.Annotations.ReadOnly; ro != nil && !*ro && k == intentRead {
@@ -123,8 +126,11 @@ func toolIntent(t *Tool, name []string, first string) intent {
 // values do not count. A verb addressed to the one asking ("tell me",
 // "give us", "send me") asks to receive: it reads, unless a verb of a
 // known kind follows ("help me write", "let us delete").
-func queryIntent(q string) intent {
-	chunks := splitQuery(rewriteIdioms(q))
+func queryIntent(q string) intent { return chunksIntent(splitQuery(rewriteIdioms(q))) }
+
+// chunksIntent is queryIntent of a query split into chunks, its idioms
+// rewritten.
+func chunksIntent(chunks []string) intent {
 	n := 0
 	for i, c := range chunks {
 		if n == intentWords || valueKind(c) != "" {

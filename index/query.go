@@ -33,7 +33,9 @@ type concept struct {
 // little about which tool is wanted: their words count less, and their kind
 // counts as a hint. Known phrases and words get their synonyms; unknown
 // words get close vocabulary words and, when they are compounds, their parts.
-func (lex *lexicon) parseQuery(q string) []concept {
+//
+// It also returns the kind of action the query asks for (intent.go).
+func (lex *lexicon) parseQuery(q string) ([]concept, intent) {
 	q = rewriteIdioms(q)
 	var cs []concept
 	var plain []unit
@@ -43,6 +45,7 @@ func (lex *lexicon) parseQuery(q string) []concept {
 	}
 	hinted := make(map[string]bool)
 	chunks := splitQuery(q)
+	act := chunksIntent(chunks)
 	payload := payloadStart(chunks)
 	kinds := make([]string, len(chunks))
 	numbers := 0
@@ -79,7 +82,7 @@ func (lex *lexicon) parseQuery(q string) []concept {
 		}
 	}
 	flush()
-	return mergeConcepts(cs)
+	return mergeConcepts(cs), act
 }
 
 // namesSomething reports whether a chunk that looks like a number is a

@@ -69,8 +69,7 @@ func (ix *Index) search(query, server string, limit int, u *Usage) []Hit {
 func (ix *Index) rank(query, server string, limit int, u *Usage) []candidate {
 	sc := getScratch(len(ix.docs))
 	defer putScratch(sc)
-	cs := ix.lex.parseQuery(query)
-	act := queryIntent(query)
+	cs, act := ix.lex.parseQuery(query)
 	ix.lex.score(cs, sc)
 	if identLike(query) {
 		ix.fuzzy(query, sc)

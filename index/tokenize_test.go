@@ -184,13 +184,14 @@ func TestParseQuery(t *testing.T) {
 		{"block off an hour tomorrow", "tomorrow", "calendar"},
 	}
 	for _, tt := range tests {
-		cs := ix.lex.parseQuery(tt.query)
+		cs, _ := ix.lex.parseQuery(tt.query)
 		if !has(cs, tt.word, tt.alt) {
 			t.Errorf("parseQuery(%q) = %q: want %q matching %q", tt.query, conceptsOf(cs), tt.word, tt.alt)
 		}
 	}
 	// Words of literal values and payloads weigh less.
-	for _, c := range ix.lex.parseQuery("write to ./docs/notes.md the content: hello") {
+	cs, _ := ix.lex.parseQuery("write to ./docs/notes.md the content: hello")
+	for _, c := range cs {
 		w := strings.Join(c.alts[0].terms, " ")
 		if (w == "doc" || w == "note" || w == "hello") && c.weight >= 1 {
 			t.Errorf("value word %q has weight %v", w, c.weight)
