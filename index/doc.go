@@ -65,7 +65,8 @@
 // store, send, ...; delete: remove, erase, ...; other words by the votes of
 // their synonyms; "tell me" reads), a tool whose name names only other
 // kinds keeps 0.5 of its score, and a tool whose name (or, failing that,
-// its description's first word) names none keeps 0.8. An upstream's
+// its description's first word) names none keeps 0.8; for a query that
+// names no kind, a tool that only deletes keeps 0.8. An upstream's
 // readOnlyHint makes a tool a reader.
 //
 // A query that names several steps ("find the file and then email it",

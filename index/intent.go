@@ -9,7 +9,8 @@ import "strings"
 // none for "browser_click"), takes the query's kind from its first word,
 // and lowers the score of tools whose kinds all differ from it, and a
 // little that of tools whose name says no kind (extract_key_facts for
-// "store a fact").
+// "store a fact"). A query that names no kind is not asking to delete:
+// tools that only delete weigh a little less for it.
 
 // intent is a set of kinds of action.
 type intent uint8
@@ -22,13 +23,15 @@ const (
 
 // Settings of the action signal: a tool whose kinds conflict with the
 // query's keeps 1 − intentPenalty of its score, a tool of no kind
-// 1 − intentUnknown; the query's kind is that of the first of its first
+// 1 − intentUnknown, a tool that only deletes, for a query of no kind,
+// 1 − intentUnasked; the query's kind is that of the first of its first
 // intentWords words that has one, its synonyms voting, and with
 // intentWordnet its WordNet relations too (off: "file" as a verb made
 // "the files in ./src" a write). Set on the develop halves.
 var (
 	intentPenalty = 0.5
 	intentUnknown = 0.2
+	intentUnasked = 0.2
 	intentWords   = 1
 	intentWordnet = false
 )

@@ -71,3 +71,22 @@ func TestIntentRanksWritersForWrites(t *testing.T) {
 		t.Fatalf("look up a stored note: first hit %v, want a reader", names(hits))
 	}
 }
+
+// TestIntentNoKind: for a query that names a kind of action, a tool whose
+// name names none ranks below one that names that kind; for a query that
+// names none, a tool that only deletes ranks below one that does not.
+func TestIntentNoKind(t *testing.T) {
+	tools := []Tool{
+		{Server: "kb", Name: "topic_facts", Description: "Facts about a topic."},
+		{Server: "kb", Name: "add_facts", Description: "Add facts about a topic."},
+		{Server: "kb", Name: "delete_relations", Description: "Delete relations between entities of the graph."},
+		{Server: "kb", Name: "create_relations", Description: "Create new relations between entities of the graph, in active voice."},
+	}
+	ix := New(tools, nil)
+	if hits := ix.Search("store facts about a topic", SearchOptions{Limit: 4}); len(hits) == 0 || hits[0].QName != "kb.add_facts" {
+		t.Errorf("store facts about a topic: %v, want kb.add_facts first", names(hits))
+	}
+	if hits := ix.Search("relations between entities", SearchOptions{Limit: 4}); len(hits) == 0 || hits[0].QName != "kb.create_relations" {
+		t.Errorf("relations between entities: %v, want kb.create_relations first", names(hits))
+	}
+}

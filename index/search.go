@@ -231,6 +231,8 @@ func (ix *Index) rerank(cs []concept, act intent, sc *scratch, server string, li
 			score *= 1 - intentPenalty
 		} else if act != 0 && doc.acts == 0 {
 			score *= 1 - intentUnknown
+		} else if act == 0 && doc.acts == intentDelete {
+			score *= 1 - intentUnasked
 		}
 		top.push(candidate{doc: d, score: score})
 	}

@@ -13,13 +13,14 @@ import (
 // TestSignals and the benchmarks can compare them on and off in one run.
 type signalSettings struct {
 	intentPenalty, intentUnknown float64
+	intentUnasked                float64
 	acronymWeight                float64
 	stepCommas                   bool
 	noSchema                     bool // tools indexed without their input schemas (an ablation)
 }
 
 func currentSignals() signalSettings {
-	return signalSettings{intentPenalty, intentUnknown, acronymWeight, stepCommas, false}
+	return signalSettings{intentPenalty, intentUnknown, intentUnasked, acronymWeight, stepCommas, false}
 }
 
 func (s signalSettings) apply() (restore func()) {
@@ -30,6 +31,7 @@ func (s signalSettings) apply() (restore func()) {
 
 func (s signalSettings) set() {
 	intentPenalty, intentUnknown, acronymWeight = s.intentPenalty, s.intentUnknown, s.acronymWeight
+	intentUnasked = s.intentUnasked
 	stepCommas = s.stepCommas
 }
 
@@ -59,6 +61,12 @@ func signalVariants() []signalVariant {
 		{"action kinds: conflicting kind ×0.5", with(func(s *signalSettings) { s.intentPenalty = signalsOn.intentPenalty })},
 		{"action kinds: and no kind ×0.8", with(func(s *signalSettings) {
 			s.intentPenalty, s.intentUnknown = signalsOn.intentPenalty, signalsOn.intentUnknown
+		})},
+		{"action kinds: and deleters unasked ×0.9", with(func(s *signalSettings) {
+			s.intentPenalty, s.intentUnknown, s.intentUnasked = signalsOn.intentPenalty, signalsOn.intentUnknown, 0.1
+		})},
+		{"action kinds: and deleters unasked ×0.8", with(func(s *signalSettings) {
+			s.intentPenalty, s.intentUnknown, s.intentUnasked = signalsOn.intentPenalty, signalsOn.intentUnknown, 0.2
 		})},
 		{"abbreviations from the catalog, 0.6", with(func(s *signalSettings) { s.acronymWeight = 0.6 })},
 		{"steps also split at a comma before a verb", with(func(s *signalSettings) { s.stepCommas = true })},
