@@ -492,9 +492,15 @@ func (g *gen) ips() {
 		func() string { return "2001:db8::" + h() },
 		func() string { return "2001:db8:" + h() + ":" + h() + "::" + h() },
 		func() string { return "fe80::" + h() + ":" + h() + ":" + h() + ":" + h() },
-		func() string { return "::ffff:" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256)) },
-		func() string { return "64:ff9b::" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256)) },
-		func() string { return strings.ToUpper("2a02:" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h()) },
+		func() string {
+			return "::ffff:" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256))
+		},
+		func() string {
+			return "64:ff9b::" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256))
+		},
+		func() string {
+			return strings.ToUpper("2a02:" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h())
+		},
 		func() string { return "2600:" + h() + "::" + h() + ":" + h() },
 		func() string { return "fd" + fmt.Sprintf("%02x", g.r.IntN(256)) + ":" + h() + ":" + h() + "::1" },
 		func() string { return "::1" },
