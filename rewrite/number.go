@@ -101,12 +101,12 @@ func parseRun(s string, i int, r *numRun) bool {
 		for k < len(s) && isDigit(s[k]) && k-j <= 6 {
 			k++
 		}
-		if k-j <= 6 && (k == len(s) || !isWord(s[k])) {
+		if k-j <= 6 && (k == len(s) || !wordAt(s, k)) {
 			r.ext = k
 			return true
 		}
 	}
-	if j < len(s) && isWord(s[j]) {
+	if j < len(s) && wordAt(s, j) {
 		r.end = skipWord(s, j)
 		return false
 	}
@@ -142,11 +142,18 @@ func (sc *scanner) number(i int) int {
 	plain := !r.paren[0] && r.seps&sepNone == 0
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
-			if d.on[kIP] && ipv4(groupStrings(s, &r)) && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
-				sc.emit(i, r.end, TypeIPAddress)
+			if ipv4(groupStrings(s, &r)) {
+				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
+					sc.emit(i, r.end, TypeIPAddress)
+				}
 				return r.end
 			}
-			return r.end
+			// Four dotted groups that are no address may be a phone
+			// number ("01.23.45.6789", "tel 810.12.34.56"), not a
+			// version ("release 19.18.217.2341").
+			if versionBefore(s, i) || hintHas(sc.hint, versionWord) || s[i] != '0' && !sc.phoneContext(i, r.end) {
+				return r.end
+			}
 		}
 		if r.seps == sepDash && r.sizes(3, 2, 4) {
 			if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
@@ -193,14 +200,19 @@ func groupStrings(s string, r *numRun) []string {
 	return out
 }
 
+// versionWord: a word (or a JSON key's word) that makes four numbers a
+// version. A key named "v" says nothing: "v=203.0.113.9" is an address.
 func versionWord(w string) bool {
-	return w == "version" || w == "ver" || w == "release" || w == "build" || w == "v"
+	return w == "version" || w == "ver" || w == "release" || w == "build"
 }
 
-// versionBefore reports "v1.2.3.4" / "version 1.2.3.4" / "ver. 1.2.3.4".
+// versionBefore reports "v1.2.3.4" / "V 1.2.3.4" / "version 1.2.3.4" /
+// "ver. 1.2.3.4".
 func versionBefore(s string, i int) bool {
-	w := lastWord(s, i, 12)
-	return w == "version" || w == "ver" || w == "v" || w == "release" || w == "build"
+	if i > 0 && (s[i-1] == 'v' || s[i-1] == 'V') || i > 1 && s[i-1] == ' ' && (s[i-2] == 'v' || s[i-2] == 'V') {
+		return i < 2 || !isLetter(s[i-2]) || s[i-1] == ' ' && (i < 3 || !isLetter(s[i-3]))
+	}
+	return versionWord(lastWord(s, i, 12))
 }
 
 // lastWord returns the lower-cased word that ends just before s[i]
@@ -211,10 +223,10 @@ func lastWord(s string, i, n int) string {
 		j--
 	}
 	k := j
-	for k > 0 && j-k < n && isLetter(s[k-1]) {
+	for k > 0 && j-k < n && (isLetter(s[k-1]) || s[k-1] >= 0x80) {
 		k--
 	}
-	var b [16]byte
+	var b [24]byte
 	if j-k > len(b) {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolfold/toolfold/internal/phonenumbers"
 )
@@ -73,10 +74,19 @@ func (sc *scanner) phone(r *numRun) bool {
 	s := sc.s
 	var buf [48]byte
 	d := r.digitString(s, buf[:0])
-	if r.digits < 7 || r.digits > 15 || dateLike(s, r) || r.seps&sepSlash != 0 {
+	if r.digits < 7 || r.digits > 18 || dateLike(s, r) || r.seps&sepSlash != 0 {
 		return false
 	}
 	if w := lastWord(s, r.start, 12); dateWord(w) {
+		return false
+	}
+	// Dialled from abroad: "00 44 20 7946 0018", "011 49 30 123456".
+	if p := s[r.g[0].s:r.g[0].e]; r.n >= 3 && (p == "00" || p == "011") && d[len(p)] != '0' {
+		if rest := d[len(p):]; len(rest) >= 8 && len(rest) <= 15 && possibleIntl(rest) {
+			return true
+		}
+	}
+	if r.digits > 15 {
 		return false
 	}
 	for _, rg := range sc.d.regions.list {
@@ -87,11 +97,10 @@ func (sc *scanner) phone(r *numRun) bool {
 			return true
 		}
 	}
-	grouped, trunkGroup := !(r.n == 1 && r.digits > 12), true
+	grouped := !(r.n == 1 && r.digits > 12)
 	for k := 0; k < r.n; k++ {
 		if r.size(k) < 2 && !r.paren[k] {
 			grouped = false
-			trunkGroup = trunkGroup && k == 0
 		}
 	}
 	// A configured region's number that libphonenumber calls valid,
@@ -100,13 +109,23 @@ func (sc *scanner) phone(r *numRun) bool {
 		return true
 	}
 	if sc.phoneContext(r.start, r.end) {
-		// A one-digit trunk prefix ("8 (912) 345-66-93") needs the library.
-		return grouped || trunkGroup && r.n > 2 && r.digits >= 9 && sc.lib() && validNational(d, libRegions)
+		if grouped {
+			return true
+		}
+		// "0049 30 123456" after a word: dialled from abroad, compact.
+		if r.n == 1 && d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
+			return true
+		}
+		// Other groupings ("8 (912) 345-66-93", "1800.1.234.5678") need
+		// the library.
+		return r.digits >= 8 && sc.lib() && validNational(d, libRegions)
 	}
 	// No word, no configured region: a number printed the national way,
-	// a trunk '0' or an area code in brackets and three groups or more,
-	// that is valid in one of the common regions.
-	if grouped && r.n >= 3 && r.seps&sepDot == 0 && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+	// a trunk '0' (or an area code in brackets) and three groups or more,
+	// or two of which the second has five digits or more ("030 123456",
+	// not "03262 2437 Main St"), that is valid in one of the common regions.
+	// Dotted, it has nine digits or more ("01.02.03.04" is no number).
+	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && !r.paren[0]) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
 		return true
 	}
 	return false
@@ -223,14 +242,26 @@ var (
 		"phone": true, "phones": true, "telephone": true, "tel": true, "mobile": true, "mob": true,
 		"cell": true, "cellphone": true, "fax": true, "call": true, "dial": true, "sms": true,
 		"whatsapp": true, "landline": true, "ring": true, "phoned": true, "calling": true,
+		"ph": true, "tlf": true, "tfn": true, "gsm": true, "hotline": true, "helpline": true,
+		// The same words in the languages of the regions libRegions lists.
+		"telefon": true, "telefonnummer": true, "rufnummer": true, "handy": true, "mobil": true,
+		"mobilnummer": true, "festnetz": true, "téléphone": true, "tél": true, "portable": true,
+		"teléfono": true, "telefono": true, "móvil": true, "movil": true, "celular": true,
+		"cellulare": true, "telefone": true, "telemóvel": true, "telefoon": true, "mobiel": true,
+		"puhelin": true, "matkapuhelin": true, "telefonu": true, "telefonní": true,
+		"телефон": true, "тел": true, "моб": true, "電話": true, "携帯": true, "手机": true, "电话": true,
 	}
-	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true}
-	weakPhoneWords  = map[string]bool{
+	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true,
+		"büro": true, "privat": true, "bureau": true, "domicile": true, "oficina": true, "casa": true}
+	weakPhoneWords = map[string]bool{
 		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
+		"kontakt": true, "contacto": true, "contatto": true, "joindre": true,
 	}
 	ssnWords  = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
 	cardWords = map[string]bool{"card": true, "cc": true, "credit": true, "debit": true, "visa": true,
-		"mastercard": true, "amex": true, "pan": true, "maestro": true}
+		"mastercard": true, "amex": true, "pan": true, "maestro": true, "discover": true, "jcb": true,
+		"unionpay": true, "diners": true, "karte": true, "kartennummer": true, "kreditkarte": true,
+		"carte": true, "tarjeta": true, "cartão": true, "carta": true}
 	// Dates of birth are not phone numbers, however grouped.
 	dateWords = map[string]bool{"dob": true, "born": true, "birth": true, "birthday": true, "date": true}
 )
@@ -256,10 +287,12 @@ func (sc *scanner) phoneContext(start, end int) bool {
 	if w := lastWord(s, start, 12); labelWord(w) && colonBefore(s, start) {
 		return true
 	}
-	if end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && isLetter(s[end+1]) {
-		if labelWord(firstWord(s, end+1)) {
-			return true
-		}
+	k := end
+	for k < len(s) && k-end < 3 && (s[k] == ' ' || s[k] == '-' || s[k] == '(') {
+		k++
+	}
+	if k > end && k < len(s) && isLetter(s[k]) && labelWord(firstWord(s, k)) {
+		return true
 	}
 	return anyWord(s, back(s, start, 32, 0), start, weakWord)
 }
@@ -345,24 +378,38 @@ func hintHas(hint string, ok func(string) bool) bool {
 	return false
 }
 
-// anyWord lower-cases each letter word of s[lo:hi] and asks ok.
+// anyWord lower-cases (ASCII only) each letter word of s[lo:hi], letters
+// of other scripts included ("Téléphone", "телефон"), and asks ok; a word
+// in camelCase ("mobileNumber") is asked about by its parts too. A word
+// glued to digits ("tel2") is no word.
 func anyWord(s string, lo, hi int, ok func(string) bool) bool {
-	var b [16]byte
+	var b [24]byte
 	for i := lo; i < hi; {
-		if !isLetter(s[i]) {
+		if !isLetter(s[i]) && s[i] < 0x80 {
 			i++
 			continue
 		}
 		j := i
-		for j < hi && isLetter(s[j]) {
+		camel := false
+		for j < hi && (isLetter(s[j]) || s[j] >= 0x80) {
+			camel = camel || j > i && isUpper(s[j]) && !isUpper(s[j-1])
 			j++
 		}
-		whole := (i == 0 || !isWord(s[i-1])) && (j == len(s) || !isWord(s[j]))
-		if j-i <= len(b) && whole {
-			for k := i; k < j; k++ {
-				b[k-i] = lower(s[k])
+		a, e := i, j
+		for a < e && s[a] >= 0x80 && !wordAt(s, a) { // "«Tel»": runes that are no letters
+			_, size := utf8.DecodeRuneInString(s[a:e])
+			a += size
+		}
+		for e > a && s[e-1] >= 0x80 && !wordBefore(s[:e], e) {
+			_, size := utf8.DecodeLastRuneInString(s[a:e])
+			e -= size
+		}
+		whole := (a == 0 || !isDigit(s[a-1])) && (e == len(s) || !isDigit(s[e]))
+		if e-a <= len(b) && e > a && whole {
+			for k := a; k < e; k++ {
+				b[k-a] = lower(s[k])
 			}
-			if ok(string(b[:j-i])) {
+			if ok(string(b[:e-a])) || camel && hintHas(s[a:e], ok) {
 				return true
 			}
 		}

@@ -148,7 +148,7 @@ func jwtEnd(s string, i int) int {
 			j++
 		}
 	}
-	if j < len(s) && (isWord(s[j]) || s[j] == '.') {
+	if j < len(s) && (wordAt(s, j) || s[j] == '.') {
 		return -1
 	}
 	return j

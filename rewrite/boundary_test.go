@@ -1,0 +1,56 @@
+package rewrite
+
+import "testing"
+
+// TestBoundaries: a value starts and ends after any punctuation, ASCII or
+// not (a CSV comma, «quotes», an arrow), and an address keeps its
+// apostrophe but not the quotes around it.
+func TestBoundaries(t *testing.T) {
+	d := mustDetector(t, Defaults())
+	for _, tc := range []struct{ in, want string }{
+		{"name,4111111111111111,2024", "CREDIT_CARD:4111111111111111"},
+		{"name,554-60-0088,2024", "US_SSN:554-60-0088"},
+		{"Copied: «4111 1111 1111 1111».", "CREDIT_CARD:4111 1111 1111 1111"},
+		{"field → 536-22-1234", "US_SSN:536-22-1234"},
+		{"«anna@example.com»", "EMAIL:anna@example.com"},
+		{"«AKIAIOSFODNN7EXAMPLE»", "SECRET:AKIAIOSFODNN7EXAMPLE"},
+		{"«2001:db8:1::2»", "IP_ADDRESS:2001:db8:1::2"},
+		{"「203.0.113.9」", "IP_ADDRESS:203.0.113.9"},
+		{"v=203.0.113.9;", "IP_ADDRESS:203.0.113.9"},
+		{"Mary.O'Neil@example.com", "EMAIL:Mary.O'Neil@example.com"},
+		{"'anna@example.com'", "EMAIL:anna@example.com"},
+		{"total 1,234,567", ""},
+		{"git@github.com:acme/tool.git", ""},
+	} {
+		if got := found(d, tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPhoneForms: words of several languages (and camelCase keys) mark a
+// number as a phone number; numbers dialled from abroad ("00 44 …") and
+// national prints with dots need none.
+func TestPhoneForms(t *testing.T) {
+	d := mustDetector(t, Defaults())
+	for _, tc := range []struct{ in, want string }{
+		{"Telefon: 8123 4567", "PHONE:8123 4567"},
+		{"Téléphone 8123 4567", "PHONE:8123 4567"},
+		{"móvil 8123 4567", "PHONE:8123 4567"},
+		{"телефон 8123 4567", "PHONE:8123 4567"},
+		{`{"mobileNumber": "8123 4567"}`, "PHONE:8123 4567"},
+		{"8123 4567 (office)", "PHONE:8123 4567"},
+		{"Ticket: 8123 4567", ""},
+		{"Please ring 00 33 6 12 34 56 78 after 6pm.", "PHONE:00 33 6 12 34 56 78"},
+		{"phone 011 49 1512 3456789", "PHONE:011 49 1512 3456789"},
+		{"ref 00 99 12 34 56 78", ""}, // no country 99
+		{"tel: 0976.01.23.45", "PHONE:0976.01.23.45"},
+		{"see 01.23.45.67.89", "PHONE:01.23.45.67.89"},
+		{"Telefone: 850.12.345", "PHONE:850.12.345"},
+		{"phone 0049 30 1234567", "PHONE:0049 30 1234567"},
+	} {
+		if got := found(d, tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
