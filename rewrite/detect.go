@@ -253,11 +253,11 @@ func wordBefore(s string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return wordRune(r)
 }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func isHex(c byte) bool    { return class[c]&cHex != 0 }
-func isWord(c byte) bool   { return class[c]&cWord != 0 }
-func isAlnum(c byte) bool  { return class[c]&(cLetter|cDigit) != 0 }
-func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool   { return class[c]&cHex != 0 }
+func isWord(c byte) bool  { return class[c]&cWord != 0 }
+func isAlnum(c byte) bool { return class[c]&(cLetter|cDigit) != 0 }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func lower(c byte) byte {
 	if isUpper(c) {
 		return c + 'a' - 'A'
