@@ -28,6 +28,32 @@ func TestBoundaries(t *testing.T) {
 	}
 }
 
+// TestSecretFormats: provider formats with a fixed shape, a secret URL
+// with its scheme, and documentation placeholders left alone.
+func TestSecretFormats(t *testing.T) {
+	d := mustDetector(t, Defaults())
+	for _, tc := range []struct{ in, want string }{
+		{"x 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 y", "SECRET: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"},
+		{"ya29.a0AfH6SMBx3k9Qz_Lp2vN8rT4wY7uE1oI5", "SECRET:ya29.a0AfH6SMBx3k9Qz_Lp2vN8rT4wY7uE1oI5"},
+		{`"key-3ef091d81ac37b61743704d1a915f78b"`, "SECRET:key-3ef091d81ac37b61743704d1a915f78b"},
+		{"k,1c2e92ec02eb684a318905a940c6feea-us19,", "SECRET:1c2e92ec02eb684a318905a940c6feea-us19"},
+		{"sbp_6a1c7dcd852cca9c515690ae4eb2e617ba17fa1d", "SECRET:sbp_6a1c7dcd852cca9c515690ae4eb2e617ba17fa1d"},
+		{"dp.st.XFMIzs0LUOquK5ON8fwCG8RdYjWsAvNlGSvUAqMkrcb", "SECRET:dp.st.XFMIzs0LUOquK5ON8fwCG8RdYjWsAvNlGSvUAqMkrcb"},
+		{"secret_iKr8PSpxLZvbKFP7QAUqaKhOIXdsydDZx3WoPaKWzS3", "SECRET:secret_iKr8PSpxLZvbKFP7QAUqaKhOIXdsydDZx3WoPaKWzS3"},
+		{"url=https://hooks.slack.com/services/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",
+			"SECRET:https://hooks.slack.com/services/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"},
+		{"secret: sk_live_xxxxxxxxxxxxxxxx", ""},
+		{"ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX", ""},
+		{"secret_key_name_that_is_long_enough_to_be_43_chars", ""},
+		{"cache key-d41d8cd98f00b204e9800998ecf8427", ""}, // 31 hex digits
+		{"d41d8cd98f00b204e9800998ecf8427e", ""},
+	} {
+		if got := found(d, tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestPhoneForms: words of several languages (and camelCase keys) mark a
 // number as a phone number; numbers dialled from abroad ("00 44 …") and
 // national prints with dots need none.

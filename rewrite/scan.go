@@ -165,6 +165,10 @@ func (sc *scanner) word(i int) int {
 				sc.emit(i, end, TypeSecret)
 				return end
 			}
+			if end := mailchimpEnd(s, i); end > 0 {
+				sc.emit(i, end, TypeSecret)
+				return end
+			}
 		}
 		if !numberBoundary(s, i) {
 			return -1
@@ -177,6 +181,12 @@ func (sc *scanner) word(i int) int {
 		if start, end := secretAt(s, i); end > 0 {
 			sc.emit(start, end, TypeSecret)
 			return end
+		}
+		if s[i] <= 'f' {
+			if end := mailchimpEnd(s, i); end > 0 {
+				sc.emit(i, end, TypeSecret)
+				return end
+			}
 		}
 	}
 	if d.on[kIBAN] {
