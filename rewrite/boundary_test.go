@@ -74,6 +74,8 @@ func TestPhoneForms(t *testing.T) {
 		{"see 01.23.45.67.89", "PHONE:01.23.45.67.89"},
 		{"Telefone: 850.12.345", "PHONE:850.12.345"},
 		{"phone 0049 30 1234567", "PHONE:0049 30 1234567"},
+		{"tel=%2B44%2020%207946%200958", "PHONE:%2B44%2020%207946%200958"},
+		{"card=4111%201111%201111%201111", "CREDIT_CARD:4111%201111%201111%201111"},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)

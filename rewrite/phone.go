@@ -155,7 +155,8 @@ func nanp(s string, r *numRun, d []byte) bool {
 		return false
 	}
 	if r.paren[first] {
-		return first == 0 && !r.paren[1] && !r.paren[2]
+		// "(415) 555-0132", "1 (415) 555-0132"
+		return !r.paren[first+1] && !r.paren[first+2] && (first == 0 || r.seps&(sepDot|sepSlash|sepNone) == 0)
 	}
 	return r.seps == sepDash || r.seps == sepDot || r.seps == sepSpace
 }
