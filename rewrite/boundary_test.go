@@ -67,6 +67,8 @@ func TestPhoneForms(t *testing.T) {
 		{`{"mobileNumber": "8123 4567"}`, "PHONE:8123 4567"},
 		{"8123 4567 (office)", "PHONE:8123 4567"},
 		{"Ticket: 8123 4567", ""},
+		{"order no. 020 7946 0958", ""},
+		{"phone no. 020 7946 0958", "PHONE:020 7946 0958"},
 		{"Please ring 00 33 6 12 34 56 78 after 6pm.", "PHONE:00 33 6 12 34 56 78"},
 		{"phone 011 49 1512 3456789", "PHONE:011 49 1512 3456789"},
 		{"ref 00 99 12 34 56 78", ""}, // no country 99

@@ -98,7 +98,7 @@ func TestHardNegatives(t *testing.T) {
 		"AKIAIOSFODNN7EXAMPL", "ghp_short", "sk-short", "Bearer short",
 		"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
 		"The office is at 17031 2202 Rissik St", "room 101 202", "pages 12 34 56 78",
-		"03262 2437 Main St", "0.12.345678", "release 19.18.217.2341", "upgraded to 19.18.217.2341", "name,1,234,567", "1,234,567,890",
+		"03262 2437 Main St", "bind 0.0.0.0", "mask 255.255.255.0", "Order 0123 4567 8901", "Invoice 2024-000123", "ISBN 978-0-306-40615-7", "0.12.345678", "release 19.18.217.2341", "upgraded to 19.18.217.2341", "name,1,234,567", "1,234,567,890",
 	} {
 		if got := found(d, in); got != "" {
 			t.Errorf("Find(%q) = %q, want nothing", in, got)

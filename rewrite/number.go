@@ -37,6 +37,17 @@ func (r *numRun) sizes(want ...int) bool {
 	return true
 }
 
+// cuts returns where the groups break the run, in digits from its start.
+func (r *numRun) cuts() []int {
+	out := make([]int, 0, r.n)
+	n := 0
+	for k := 0; k < r.n-1; k++ {
+		n += r.size(k)
+		out = append(out, n)
+	}
+	return out
+}
+
 // digitString writes the run's digits to buf.
 func (r *numRun) digitString(s string, buf []byte) []byte {
 	buf = buf[:0]
@@ -143,7 +154,8 @@ func (sc *scanner) number(i int) int {
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
 			if ipv4(groupStrings(s, &r)) {
-				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
+				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
+				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
 					sc.emit(i, r.end, TypeIPAddress)
 				}
 				return r.end

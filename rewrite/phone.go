@@ -77,7 +77,8 @@ func (sc *scanner) phone(r *numRun) bool {
 	if r.digits < 7 || r.digits > 18 || dateLike(s, r) || r.seps&sepSlash != 0 {
 		return false
 	}
-	if w := lastWord(s, r.start, 12); dateWord(w) {
+	w := lastWord(s, r.start, 12)
+	if dateWord(w) || idWords[w] && !sc.phoneContext(r.start, r.end) {
 		return false
 	}
 	// Dialled from abroad: "00 44 20 7946 0018", "011 49 30 123456".
@@ -105,7 +106,7 @@ func (sc *scanner) phone(r *numRun) bool {
 	}
 	// A configured region's number that libphonenumber calls valid,
 	// printed in groups.
-	if grouped && r.n >= 2 && len(sc.d.regions.codes) > 0 && sc.lib() && validNational(d, sc.d.regions.codes) {
+	if grouped && r.n >= 2 && len(sc.d.regions.codes) > 0 && sc.lib() && validPrint(d, r.cuts(), sc.d.regions.codes) {
 		return true
 	}
 	if sc.phoneContext(r.start, r.end) {
@@ -265,6 +266,12 @@ var (
 		"carte": true, "tarjeta": true, "cartão": true, "carta": true}
 	// Dates of birth are not phone numbers, however grouped.
 	dateWords = map[string]bool{"dob": true, "born": true, "birth": true, "birthday": true, "date": true}
+	// A number named by one of these words is an identifier, unless a
+	// phone word is near too ("order 0123 4567 8901", "invoice 2024-000123").
+	idWords = map[string]bool{"order": true, "invoice": true, "ticket": true, "ref": true, "reference": true,
+		"id": true, "account": true, "acct": true, "tracking": true, "sku": true, "serial": true, "case": true,
+		"claim": true, "policy": true, "item": true, "no": true, "nr": true, "number": true, "isbn": true,
+		"ean": true, "upc": true, "imei": true, "batch": true, "lot": true, "build": true, "version": true}
 )
 
 func cardWord(w string) bool { return cardWords[w] }

@@ -206,6 +206,9 @@ func hexRun(s string, i, n int) int {
 // mailchimpEnd: a Mailchimp API key at s[i], 32 hex digits, "-us" and a
 // data centre number, or -1.
 func mailchimpEnd(s string, i int) int {
+	if i+35 > len(s) || s[i+32] != '-' || s[i+33] != 'u' || s[i+34] != 's' {
+		return -1 // the common case, at once
+	}
 	j := hexRun(s, i, 32)
 	if j < 0 || !strings.HasPrefix(s[j:], "-us") {
 		return -1
