@@ -74,8 +74,16 @@ func (sc *scanner) phone(r *numRun) bool {
 	s := sc.s
 	var buf [48]byte
 	d := r.digitString(s, buf[:0])
-	if r.digits < 7 || r.digits > 18 || dateLike(s, r) || r.seps&sepSlash != 0 {
+	if r.digits < 7 || r.digits > 18 || dateLike(s, r) {
 		return false
+	}
+	if r.seps&sepSlash != 0 {
+		// "Tel. 030/1234567": one slash after a trunk-'0' area code, and
+		// a word saying it is a phone number; other slashes are dates
+		// and fractions.
+		return r.n >= 2 && s[r.g[0].e] == '/' && strings.IndexByte(s[r.g[1].s:r.end], '/') < 0 &&
+			d[0] == '0' && d[1] != '0' && r.size(0) >= 3 && r.size(0) <= 5 && r.digits >= 8 && r.digits <= 12 &&
+			sc.phoneContext(r.start, r.end)
 	}
 	w := lastWord(s, r.start, 12)
 	if dateWord(w) || idWords[w] && !sc.phoneContext(r.start, r.end) {

@@ -206,10 +206,11 @@ func numberBoundary(s string, i int) bool {
 		return true
 	}
 	switch s[i-1] {
-	case '.', '-', '/':
+	case '.', '-':
 		return i < 2 || !isAlnum(s[i-2])
-	case ',':
-		// "1,234,567" is one amount; "name,4111…" a field.
+	case ',', '/':
+		// "1,234,567" is one amount, "1/2" a fraction; "name,4111…"
+		// is a field, "cards/4111…" a path segment.
 		return i < 2 || !isDigit(s[i-2])
 	case ':':
 		return i < 2 || !isDigit(s[i-2])
