@@ -22,7 +22,11 @@ func TestBoundaries(t *testing.T) {
 		{"Mary.O'Neil@example.com", "EMAIL:Mary.O'Neil@example.com"},
 		{"'anna@example.com'", "EMAIL:anna@example.com"},
 		{"total 1,234,567", ""},
+		{"RuPay 8100000000000002, Troy 9792000000000003", "CREDIT_CARD:8100000000000002 | CREDIT_CARD:9792000000000003"},
 		{"git@github.com:acme/tool.git", ""},
+		{"ssh://git@host.example.com:22/repo", ""},
+		{"icon@2x.png", ""},
+		{"us..er@example.com", ""},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)

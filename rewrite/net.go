@@ -9,8 +9,23 @@ import (
 // its end, or -1. The domain needs two or more labels and an alphabetic
 // top-level label; a trailing '.' (end of a sentence) is left out.
 func emailEnd(s string, i, at int) int {
-	if at == i || at-i > 64 || s[i] == '.' || s[at-1] == '.' || s[i] == '\'' || s[at-1] == '\'' {
+	if at == i || at-i > 64 || s[i] == '.' || s[at-1] == '.' || s[i] == '\'' || s[at-1] == '\'' ||
+		strings.Contains(s[i:at], "..") {
 		return -1
+	}
+	// "ssh://git@host/…": a URL's user, not an address. Nor is the tail
+	// of a local part refused as a whole ("er@…" of "us..er@…").
+	if i >= 3 && s[i-3:i] == "://" || i >= 2 && s[i-1] == '.' && class[s[i-2]]&cLocal != 0 {
+		return -1
+	}
+	// "icon@2x.png": an image asset's scale, not a domain.
+	if k := at + 1; k+2 < len(s) && isDigit(s[k]) {
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if k+1 < len(s) && s[k] == 'x' && s[k+1] == '.' {
+			return -1
+		}
 	}
 	j := at + 1
 	labels, labelStart, lastLabel := 0, j, -1

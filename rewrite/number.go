@@ -335,6 +335,10 @@ func brand(d []byte) bool {
 		return in(12, 19)
 	case p4 >= 2200 && p4 <= 2204: // Mir
 		return in(16, 19)
+	case p2 == 81 || p2 == 82: // RuPay
+		return n == 16
+	case p4 == 9792: // Troy
+		return n == 16
 	}
 	return false
 }
