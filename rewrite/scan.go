@@ -58,7 +58,7 @@ func (sc *scanner) run() {
 			}
 		}
 		if class[c]&(cLetter|cDigit) != 0 || c >= 0x80 && d.on[kEmail] {
-			if i > 0 && wordBefore(s, i) {
+			if i > 0 && isWord(s[i-1]) && (s[i-1] < 0x80 || wordBefore(s, i)) {
 				i++
 				continue
 			}
@@ -165,9 +165,11 @@ func (sc *scanner) word(i int) int {
 				sc.emit(i, end, TypeSecret)
 				return end
 			}
-			if end := mailchimpEnd(s, i); end > 0 {
-				sc.emit(i, end, TypeSecret)
-				return end
+			if i+35 <= len(s) && s[i+32] == '-' {
+				if end := mailchimpEnd(s, i); end > 0 {
+					sc.emit(i, end, TypeSecret)
+					return end
+				}
 			}
 		}
 		if !numberBoundary(s, i) {
@@ -182,7 +184,7 @@ func (sc *scanner) word(i int) int {
 			sc.emit(start, end, TypeSecret)
 			return end
 		}
-		if s[i] <= 'f' {
+		if s[i] <= 'f' && i+35 <= len(s) && s[i+32] == '-' {
 			if end := mailchimpEnd(s, i); end > 0 {
 				sc.emit(i, end, TypeSecret)
 				return end

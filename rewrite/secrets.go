@@ -22,24 +22,24 @@ func secretAt(s string, i int) (int, int) {
 		}
 	case 'G':
 		// Google OAuth client secrets: GOCSPX- + 28.
-		if strings.HasPrefix(rest, "GOCSPX-") {
+		if len(rest) >= 35 && strings.HasPrefix(rest, "GOCSPX-") {
 			return fixed(s, i, 7, 28)
 		}
 	case 'y':
 		// Google OAuth access tokens: ya29. + 20 or more.
-		if strings.HasPrefix(rest, "ya29.") {
+		if len(rest) >= 25 && rest[1] == 'a' && strings.HasPrefix(rest, "ya29.") {
 			return atLeast(s, i, 5, 20)
 		}
 	case 'k':
 		// Mailgun private API keys: key- + 32 hex digits.
-		if strings.HasPrefix(rest, "key-") {
+		if len(rest) >= 36 && rest[3] == '-' && strings.HasPrefix(rest, "key-") {
 			if j := hexRun(s, i+4, 32); j > 0 && !tokenByte(s, j) && !placeholder(s[i+4:j]) {
 				return i, j
 			}
 		}
 	case 'd':
 		// Doppler tokens: dp.pt. dp.st. dp.ct. dp.sa. dp.scim. dp.audit. + 40 or more.
-		if strings.HasPrefix(rest, "dp.") {
+		if len(rest) >= 46 && rest[1] == 'p' && rest[2] == '.' {
 			for _, kind := range []string{"pt.", "st.", "ct.", "sa.", "scim.", "audit."} {
 				if strings.HasPrefix(rest[3:], kind) {
 					return atLeast(s, i, 3+len(kind), 40)
@@ -77,12 +77,12 @@ func secretAt(s string, i int) (int, int) {
 		}
 		// Supabase: sbp_ + 40 hex digits. Notion integration tokens:
 		// secret_ + 43 letters and digits.
-		if strings.HasPrefix(rest, "sbp_") {
+		if len(rest) >= 44 && rest[3] == '_' && strings.HasPrefix(rest, "sbp_") {
 			if j := hexRun(s, i+4, 40); j > 0 && !tokenByte(s, j) && !placeholder(s[i+4:j]) {
 				return i, j
 			}
 		}
-		if strings.HasPrefix(rest, "secret_") {
+		if len(rest) >= 50 && rest[6] == '_' && strings.HasPrefix(rest, "secret_") {
 			if j := run(s, i+7, isAlnum); j-i-7 == 43 && !tokenByte(s, j) && mixed(s[i+7:j]) {
 				return i, j
 			}
