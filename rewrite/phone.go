@@ -208,7 +208,7 @@ func dateLike(s string, r *numRun) bool {
 	return year(2) && small(0, 31) && small(1, 31)
 }
 
-// intlPhone parses "+CC …" at s[i]: 8 to 15 digits (a "(0)" trunk group
+// intlPhone parses "+CC …" at s[i]: 7 to 15 digits (a "(0)" trunk group
 // not counted), groups of digits separated by one space, '-' or '.'.
 func (sc *scanner) intlPhone(i int) int {
 	s := sc.s
@@ -225,7 +225,8 @@ func (sc *scanner) intlPhone(i int) int {
 			digits--
 		}
 	}
-	if digits < 8 || digits > 15 {
+	// Seven digits: the smallest countries ("+683 7012", Niue).
+	if digits < 7 || digits > 15 {
 		return -1
 	}
 	var buf [48]byte
