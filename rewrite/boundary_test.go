@@ -16,6 +16,8 @@ func TestBoundaries(t *testing.T) {
 		{"field → 536-22-1234", "US_SSN:536-22-1234"},
 		{"«anna@example.com»", "EMAIL:anna@example.com"},
 		{"«AKIAIOSFODNN7EXAMPLE»", "SECRET:AKIAIOSFODNN7EXAMPLE"},
+		{"«npm_C5nSUDt4FmhFmfoGD5UZLYLam73yLIzvcv12»", "SECRET:npm_C5nSUDt4FmhFmfoGD5UZLYLam73yLIzvcv12"}, // a gitleaks rule
+		{"電話：03-1234-5678。", "PHONE:03-1234-5678"},
 		{"«2001:db8:1::2»", "IP_ADDRESS:2001:db8:1::2"},
 		{"「203.0.113.9」", "IP_ADDRESS:203.0.113.9"},
 		{"v=203.0.113.9;", "IP_ADDRESS:203.0.113.9"},

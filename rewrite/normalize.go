@@ -11,8 +11,8 @@ import (
 // forms ("ｊｏｅ＠example.com", "４１１１…"), zero-width characters inside
 // it ("joe\u200b@example.com"), or percent-encoding ("joe%40example.com"
 // in a URL). normalize rewrites such text into the form the scanner reads
-// (NFKC, zero-width characters dropped, %XX of printable ASCII and the
-// space decoded)
+// (NFKC, zero-width characters dropped, other punctuation beyond ASCII
+// read as a space, %XX of printable ASCII and the space decoded)
 // and remembers, for every byte it writes, the span of the original text
 // it came from, so that a value found in the normal form is replaced in
 // the original bytes, whatever spelling they use.
@@ -109,6 +109,15 @@ func normalize(s string) *normalText {
 			continue
 		}
 		tmp = norm.NFKC.AppendString(tmp[:0], s[i:i+size])
+		// Punctuation and symbols beyond ASCII that NFKC keeps («, →,
+		// 。) read as a space: a value ends and starts there, for the
+		// hand-written detectors and gitleaks' patterns alike. No value
+		// holds one.
+		if len(tmp) > 0 && tmp[0] >= 0x80 {
+			if r, n := utf8.DecodeRune(tmp); n == len(tmp) && !wordRune(r) {
+				tmp = append(tmp[:0], ' ')
+			}
+		}
 		emit(tmp, i, i+size)
 		i += size
 	}
