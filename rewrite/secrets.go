@@ -58,7 +58,20 @@ func secretAt(s string, i int) (int, int) {
 		if strings.HasPrefix(rest, "glpat-") {
 			return atLeast(s, i, 6, 20)
 		}
+		// Groq: gsk_ + 52.
+		if len(rest) >= 56 && rest[1] == 's' && strings.HasPrefix(rest, "gsk_") {
+			return fixed(s, i, 4, 52)
+		}
+	case 'w':
+		// Stripe webhook signing secrets: whsec_ + 24 or more.
+		if len(rest) >= 30 && rest[5] == '_' && strings.HasPrefix(rest, "whsec_") {
+			return atLeast(s, i, 6, 24)
+		}
 	case 'x':
+		// xAI: xai- + 60 or more.
+		if len(rest) >= 64 && rest[3] == '-' && strings.HasPrefix(rest, "xai-") {
+			return atLeast(s, i, 4, 60)
+		}
 		// Slack: xoxb- xoxp- xoxa- xoxr- xoxs- xoxe-, xapp-.
 		if len(rest) > 5 && rest[:3] == "xox" && strings.IndexByte("bpares", rest[3]) >= 0 && rest[4] == '-' {
 			return atLeast(s, i, 5, 10)
@@ -67,6 +80,10 @@ func secretAt(s string, i int) (int, int) {
 			return atLeast(s, i, 5, 10)
 		}
 	case 's', 'r':
+		// Replicate: r8_ + 37.
+		if s[i] == 'r' && len(rest) >= 40 && rest[1] == '8' && rest[2] == '_' {
+			return fixed(s, i, 3, 37)
+		}
 		// Stripe: sk_live_ sk_test_ rk_live_ rk_test_ + 16 or more.
 		if len(rest) > 8 && rest[1:3] == "k_" && (strings.HasPrefix(rest[3:], "live_") || strings.HasPrefix(rest[3:], "test_")) {
 			return atLeast(s, i, 8, 16)
