@@ -153,7 +153,9 @@ func (sc *scanner) number(i int) int {
 	plain := !r.paren[0] && r.seps&sepNone == 0
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
-			if ipv4(groupStrings(s, &r)) {
+			// Four dotted numbers right after a phone word are a phone
+			// number ("Telefon: 90.11.23.66"), not an address.
+			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && phoneLabel(s, i)) {
 				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
 				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
 					sc.emit(i, r.end, TypeIPAddress)
@@ -163,7 +165,7 @@ func (sc *scanner) number(i int) int {
 			// Four dotted groups that are no address may be a phone
 			// number ("01.23.45.6789", "tel 810.12.34.56"), not a
 			// version ("release 19.18.217.2341").
-			if versionBefore(s, i) || hintHas(sc.hint, versionWord) || s[i] != '0' && !sc.phoneContext(i, r.end) {
+			if versionBefore(s, i) || hintHas(sc.hint, versionWord) || s[i] != '0' && !phoneLabel(s, i) && !sc.phoneContext(i, r.end) {
 				return r.end
 			}
 		}

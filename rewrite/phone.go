@@ -74,8 +74,15 @@ func (sc *scanner) phone(r *numRun) bool {
 	s := sc.s
 	var buf [48]byte
 	d := r.digitString(s, buf[:0])
-	if r.digits < 7 || r.digits > 18 || dateLike(s, r) {
+	if r.digits < 5 || r.digits > 18 || dateLike(s, r) {
 		return false
+	}
+	if r.digits < 7 {
+		// The smallest countries' numbers ("Tel: 51234", "phone 71 225")
+		// only right after a phone word or under a phone key.
+		// Not after a verb: "call 20000 times", "ring 12345".
+		w := lastWord(s, r.start, 16)
+		return r.seps&sepSlash == 0 && (strongWord(w) && !phoneVerbs[w] || sc.hint != "" && hintHas(sc.hint, strongWord))
 	}
 	if r.seps&sepSlash != 0 {
 		// "Tel. 030/1234567": one slash after a trunk-'0' area code, and
@@ -126,7 +133,7 @@ func (sc *scanner) phone(r *numRun) bool {
 			return true
 		}
 		// Other groupings ("8 (912) 345-66-93", "1800.1.234.5678") need
-		// the library.
+		// eight digits and the library.
 		return r.digits >= 8 && sc.lib() && validNational(d, libRegions)
 	}
 	// No word, no configured region: a number printed the national way,
@@ -262,6 +269,7 @@ var (
 		"puhelin": true, "matkapuhelin": true, "telefonu": true, "telefonní": true,
 		"телефон": true, "тел": true, "моб": true, "電話": true, "携帯": true, "手机": true, "电话": true,
 	}
+	phoneVerbs      = map[string]bool{"call": true, "calling": true, "ring": true, "phoned": true, "dial": true}
 	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true,
 		"büro": true, "privat": true, "bureau": true, "domicile": true, "oficina": true, "casa": true}
 	weakPhoneWords = map[string]bool{
@@ -312,6 +320,13 @@ func (sc *scanner) phoneContext(start, end int) bool {
 		return true
 	}
 	return anyWord(s, back(s, start, 32, 0), start, weakWord)
+}
+
+// phoneLabel: the word right before s[i] is a phone word ("Tel. ",
+// "móvil ", "Office: ").
+func phoneLabel(s string, i int) bool {
+	w := lastWord(s, i, 16)
+	return strongWord(w) || labelPhoneWords[w] && colonBefore(s, i)
 }
 
 // colonBefore: the text before s[i] ends with ':' and white space.

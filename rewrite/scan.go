@@ -109,8 +109,8 @@ func (sc *scanner) run() {
 			}
 		case ':':
 			// "::ffff:192.0.2.128", "::1:2:3": an IPv6 address that starts
-			// with its "::".
-			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !wordBefore(s, i) && s[i-1] != ':') {
+			// with its "::", after a label's ':' too ("addr:::ffff:…").
+			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !wordBefore(s, i) && (s[i-1] != ':' || i >= 2 && isLetter(s[i-2]))) {
 				if end := ipv6End(s, i); end > 0 {
 					sc.emit(i, end, TypeIPAddress)
 					i = end
