@@ -94,6 +94,8 @@ func TestPhoneForms(t *testing.T) {
 		{"Telefone: 850.12.345", "PHONE:850.12.345"},
 		{"Niue +683 7012", "PHONE:+683 7012"},
 		{"Tel: 51234", "PHONE:51234"},
+		{"phone=(06 1) 234 5841", "PHONE:(06 1) 234 5841"},
+		{"Mobile (0-312) 34513", "PHONE:(0-312) 34513"},
 		{"phone 71 225", "PHONE:71 225"},
 		{"Telefon: 90.11.23.66", "PHONE:90.11.23.66"},
 		{"order 51234", ""},

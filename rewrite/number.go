@@ -48,11 +48,16 @@ func (r *numRun) cuts() []int {
 	return out
 }
 
-// digitString writes the run's digits to buf.
+// digitString writes the run's digits to buf (a bracketed group may hold
+// a separator: "(06 1)").
 func (r *numRun) digitString(s string, buf []byte) []byte {
 	buf = buf[:0]
 	for k := 0; k < r.n; k++ {
-		buf = append(buf, s[r.g[k].s:r.g[k].e]...)
+		for i := r.g[k].s; i < r.g[k].e; i++ {
+			if isDigit(s[i]) {
+				buf = append(buf, s[i])
+			}
+		}
 	}
 	return buf
 }
@@ -76,7 +81,15 @@ func parseRun(s string, i int, r *numRun) bool {
 			r.end = max(j, i+1)
 			return false
 		}
+		inner := 0 // digits of a bracketed trunk and area code: "(06 1)", "(0-312)"
 		if paren {
+			for j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && isDigit(s[j+1]) && j-g < 8 {
+				j++
+				inner++
+				for j < len(s) && isDigit(s[j]) && j-g < 8 {
+					j++
+				}
+			}
 			if j >= len(s) || s[j] != ')' {
 				r.end = j
 				return false
@@ -88,7 +101,7 @@ func parseRun(s string, i int, r *numRun) bool {
 		}
 		r.g[r.n].s, r.g[r.n].e, r.paren[r.n] = g, j, paren
 		r.n++
-		r.digits += j - g
+		r.digits += j - g - inner
 		if paren {
 			j++
 			if j < len(s) && isDigit(s[j]) {

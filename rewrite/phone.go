@@ -240,7 +240,11 @@ func (sc *scanner) intlPhone(i int) int {
 	d := buf[:0]
 	for k := 0; k < r.n; k++ {
 		if !(r.paren[k] && s[r.g[k].s:r.g[k].e] == "0") {
-			d = append(d, s[r.g[k].s:r.g[k].e]...)
+			for x := r.g[k].s; x < r.g[k].e; x++ {
+				if isDigit(s[x]) { // "(0 30)" holds a space
+					d = append(d, s[x])
+				}
+			}
 		}
 	}
 	if !possibleIntl(d) {
