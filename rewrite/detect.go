@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Options choose the detectors. The zero value enables none; Defaults
@@ -212,7 +214,8 @@ func init() {
 			m = cWord | cLocal | cB64
 		case c == '-':
 			m = cLocal | cB64
-		case c == '.' || c == '%' || c == '+':
+		case c == '.' || c == '%' || c == '+' || c == '\'':
+			// "o'neil@example.com"; emailEnd keeps a quote off the ends.
 			m = cLocal
 		case c >= 0x80:
 			// Internationalized addresses: "müller@bücher.de".
@@ -223,11 +226,38 @@ func init() {
 }
 
 func isLetter(c byte) bool { return class[c]&cLetter != 0 }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func isHex(c byte) bool    { return class[c]&cHex != 0 }
-func isWord(c byte) bool   { return class[c]&cWord != 0 }
-func isAlnum(c byte) bool  { return class[c]&(cLetter|cDigit) != 0 }
-func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
+
+// wordRune: a letter, digit or combining mark of any script (an invalid
+// byte counts too, so that nothing is split at it). Other non-ASCII runes
+// (« », →, ・, …) are punctuation: a value may start or end next to one.
+func wordRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// wordAt reports whether s[j] starts a word character (isWord for ASCII,
+// wordRune beyond).
+func wordAt(s string, j int) bool {
+	if c := s[j]; c < 0x80 {
+		return isWord(c)
+	}
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	return wordRune(r)
+}
+
+// wordBefore reports whether the character that ends at s[i] (i > 0) is
+// a word character.
+func wordBefore(s string, i int) bool {
+	if c := s[i-1]; c < 0x80 {
+		return isWord(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return wordRune(r)
+}
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool   { return class[c]&cHex != 0 }
+func isWord(c byte) bool  { return class[c]&cWord != 0 }
+func isAlnum(c byte) bool { return class[c]&(cLetter|cDigit) != 0 }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func lower(c byte) byte {
 	if isUpper(c) {
 		return c + 'a' - 'A'

@@ -37,6 +37,7 @@ func TestDetectPositives(t *testing.T) {
 		{"office (415) 555-0132x123", "PHONE:(415) 555-0132x123"},
 		{"ring 415.555.0132", "PHONE:415.555.0132"},
 		{"US: 1-415-555-0132", "PHONE:1-415-555-0132"},
+		{"or 1 (415) 555-0132", "PHONE:1 (415) 555-0132"},
 		{"GB: 020 7946 0958", "PHONE:020 7946 0958"},
 		{"DE: 030 1234 5678", "PHONE:030 1234 5678"},
 		{"Phone: 12 34 56 78", "PHONE:12 34 56 78"},
@@ -97,6 +98,7 @@ func TestHardNegatives(t *testing.T) {
 		"AKIAIOSFODNN7EXAMPL", "ghp_short", "sk-short", "Bearer short",
 		"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
 		"The office is at 17031 2202 Rissik St", "room 101 202", "pages 12 34 56 78",
+		"03262 2437 Main St", "bind 0.0.0.0", "mask 255.255.255.0", "Order 0123 4567 8901", "Invoice 2024-000123", "ISBN 978-0-306-40615-7", "0.12.345678", "release 19.18.217.2341", "upgraded to 19.18.217.2341", "name,1,234,567", "1,234,567,890",
 	} {
 		if got := found(d, in); got != "" {
 			t.Errorf("Find(%q) = %q, want nothing", in, got)
@@ -105,23 +107,26 @@ func TestHardNegatives(t *testing.T) {
 }
 
 // National formats of the configured regions; without one, only numbers
-// printed the national way (trunk '0', three groups) that libphonenumber
-// finds valid in a common region.
+// printed the national way (trunk '0', three groups, or two with a
+// subscriber group of five digits or more) that libphonenumber finds
+// valid in a common region.
 func TestPhoneRegions(t *testing.T) {
 	none := mustDetector(t, Defaults())
 	o := Defaults()
 	o.PhoneRegions = []string{"gb"}
 	gb := mustDetector(t, o)
-	if got := found(none, "see 020 7946 0958"); got != "PHONE:020 7946 0958" {
-		t.Errorf("no regions, national print: %q", got)
+	for _, in := range []string{"020 7946 0958", "07700 900123", "01.23.45.67.89", "030 1234567"} {
+		if got := found(none, "see "+in); got != "PHONE:"+in {
+			t.Errorf("no regions, national print: Find(%q) = %q", in, got)
+		}
 	}
-	for _, in := range []string{"07700 900123"} {
+	for _, in := range []string{"7700 900123", "07700 9001"} {
 		if got := found(none, "see "+in); got != "" {
 			t.Errorf("no regions: Find(%q) = %q, want nothing", in, got)
 		}
-		if got := found(gb, "see "+in); got != "PHONE:"+in {
-			t.Errorf("GB: Find(%q) = %q", in, got)
-		}
+	}
+	if got := found(gb, "see 07700 900123"); got != "PHONE:07700 900123" {
+		t.Errorf("GB: %q", got)
 	}
 	if got := found(none, "see 415-555-0132"); got != "" {
 		t.Errorf("no regions: US number found: %q", got)

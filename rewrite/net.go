@@ -1,20 +1,45 @@
 package rewrite
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // emailEnd validates an address whose local part is s[i:at] and returns
 // its end, or -1. The domain needs two or more labels and an alphabetic
 // top-level label; a trailing '.' (end of a sentence) is left out.
 func emailEnd(s string, i, at int) int {
-	if at == i || at-i > 64 || s[i] == '.' || s[at-1] == '.' {
+	if at == i || at-i > 64 || s[i] == '.' || s[at-1] == '.' || s[i] == '\'' || s[at-1] == '\'' ||
+		strings.Contains(s[i:at], "..") {
 		return -1
+	}
+	// "ssh://git@host/…": a URL's user, not an address. Nor is the tail
+	// of a local part refused as a whole ("er@…" of "us..er@…").
+	if i >= 3 && s[i-3:i] == "://" || i >= 2 && s[i-1] == '.' && class[s[i-2]]&cLocal != 0 {
+		return -1
+	}
+	// "icon@2x.png": an image asset's scale, not a domain.
+	if k := at + 1; k+2 < len(s) && isDigit(s[k]) {
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if k+1 < len(s) && s[k] == 'x' && s[k+1] == '.' {
+			return -1
+		}
 	}
 	j := at + 1
 	labels, labelStart, lastLabel := 0, j, -1
 	for j <= len(s) {
-		if j < len(s) && (isAlnum(s[j]) || s[j] == '-' || s[j] >= 0x80) {
+		if j < len(s) && (isAlnum(s[j]) || s[j] == '-') {
 			j++
 			continue
+		}
+		if j < len(s) && s[j] >= 0x80 {
+			// A letter of any script ("bücher.de"); not "»" after it.
+			if r, size := utf8.DecodeRuneInString(s[j:]); wordRune(r) {
+				j += size
+				continue
+			}
 		}
 		if j == labelStart || s[labelStart] == '-' || s[j-1] == '-' {
 			break
@@ -40,7 +65,11 @@ func emailEnd(s string, i, at int) int {
 			return -1
 		}
 	}
-	if end-lastLabel < 2 || (end < len(s) && isWord(s[end])) {
+	if end-lastLabel < 2 || (end < len(s) && wordAt(s, end)) {
+		return -1
+	}
+	// "git@github.com:org/repo.git" is an SSH remote, not an address.
+	if end+1 < len(s) && s[end] == ':' && (isLetter(s[end+1]) || s[end+1] == '/' || s[end+1] == '~') {
 		return -1
 	}
 	return end
@@ -96,7 +125,7 @@ func ipv6End(s string, i int) int {
 		}
 		break
 	}
-	if j < len(s) && (isWord(s[j]) || s[j] == ':') {
+	if j < len(s) && (wordAt(s, j) || s[j] == ':') {
 		return -1
 	}
 	// With "::", three groups, or two when the first is a full group
@@ -172,7 +201,7 @@ func ibanEnd(s string, i int) int {
 		}
 		break
 	}
-	if n != want || j < len(s) && isWord(s[j]) {
+	if n != want || j < len(s) && wordAt(s, j) {
 		return -1
 	}
 	if !mod97(buf[:n]) {

@@ -11,7 +11,8 @@ import (
 // forms ("ｊｏｅ＠example.com", "４１１１…"), zero-width characters inside
 // it ("joe\u200b@example.com"), or percent-encoding ("joe%40example.com"
 // in a URL). normalize rewrites such text into the form the scanner reads
-// (NFKC, zero-width characters dropped, %XX of printable ASCII decoded)
+// (NFKC, zero-width characters dropped, other punctuation beyond ASCII
+// read as a space, %XX of printable ASCII and the space decoded)
 // and remembers, for every byte it writes, the span of the original text
 // it came from, so that a value found in the normal form is replaced in
 // the original bytes, whatever spelling they use.
@@ -88,7 +89,8 @@ func normalize(s string) *normalText {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v > ' ' && v < 0x7f && v != '%' {
+			// "%20" too: "4111%201111%201111%201111" in a URL.
+			if v := unhex(s[i+1])<<4 | unhex(s[i+2]); v >= ' ' && v < 0x7f && v != '%' {
 				one[0] = v
 				emit(one[:], i, i+3)
 				i += 3
@@ -107,6 +109,15 @@ func normalize(s string) *normalText {
 			continue
 		}
 		tmp = norm.NFKC.AppendString(tmp[:0], s[i:i+size])
+		// Punctuation and symbols beyond ASCII that NFKC keeps («, →,
+		// 。) read as a space: a value ends and starts there, for the
+		// hand-written detectors and gitleaks' patterns alike. No value
+		// holds one.
+		if len(tmp) > 0 && tmp[0] >= 0x80 {
+			if r, n := utf8.DecodeRune(tmp); n == len(tmp) && !wordRune(r) {
+				tmp = append(tmp[:0], ' ')
+			}
+		}
 		emit(tmp, i, i+size)
 		i += size
 	}

@@ -37,11 +37,27 @@ func (r *numRun) sizes(want ...int) bool {
 	return true
 }
 
-// digitString writes the run's digits to buf.
+// cuts returns where the groups break the run, in digits from its start.
+func (r *numRun) cuts() []int {
+	out := make([]int, 0, r.n)
+	n := 0
+	for k := 0; k < r.n-1; k++ {
+		n += r.size(k)
+		out = append(out, n)
+	}
+	return out
+}
+
+// digitString writes the run's digits to buf (a bracketed group may hold
+// a separator: "(06 1)").
 func (r *numRun) digitString(s string, buf []byte) []byte {
 	buf = buf[:0]
 	for k := 0; k < r.n; k++ {
-		buf = append(buf, s[r.g[k].s:r.g[k].e]...)
+		for i := r.g[k].s; i < r.g[k].e; i++ {
+			if isDigit(s[i]) {
+				buf = append(buf, s[i])
+			}
+		}
 	}
 	return buf
 }
@@ -65,7 +81,15 @@ func parseRun(s string, i int, r *numRun) bool {
 			r.end = max(j, i+1)
 			return false
 		}
+		inner := 0 // digits of a bracketed trunk and area code: "(06 1)", "(0-312)"
 		if paren {
+			for j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && isDigit(s[j+1]) && j-g < 8 {
+				j++
+				inner++
+				for j < len(s) && isDigit(s[j]) && j-g < 8 {
+					j++
+				}
+			}
 			if j >= len(s) || s[j] != ')' {
 				r.end = j
 				return false
@@ -77,7 +101,7 @@ func parseRun(s string, i int, r *numRun) bool {
 		}
 		r.g[r.n].s, r.g[r.n].e, r.paren[r.n] = g, j, paren
 		r.n++
-		r.digits += j - g
+		r.digits += j - g - inner
 		if paren {
 			j++
 			if j < len(s) && isDigit(s[j]) {
@@ -101,12 +125,12 @@ func parseRun(s string, i int, r *numRun) bool {
 		for k < len(s) && isDigit(s[k]) && k-j <= 6 {
 			k++
 		}
-		if k-j <= 6 && (k == len(s) || !isWord(s[k])) {
+		if k-j <= 6 && (k == len(s) || !wordAt(s, k)) {
 			r.ext = k
 			return true
 		}
 	}
-	if j < len(s) && isWord(s[j]) {
+	if j < len(s) && wordAt(s, j) {
 		r.end = skipWord(s, j)
 		return false
 	}
@@ -142,11 +166,21 @@ func (sc *scanner) number(i int) int {
 	plain := !r.paren[0] && r.seps&sepNone == 0
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
-			if d.on[kIP] && ipv4(groupStrings(s, &r)) && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) {
-				sc.emit(i, r.end, TypeIPAddress)
+			// Four dotted numbers right after a phone word are a phone
+			// number ("Telefon: 90.11.23.66"), not an address.
+			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && phoneLabel(s, i)) {
+				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
+				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
+					sc.emit(i, r.end, TypeIPAddress)
+				}
 				return r.end
 			}
-			return r.end
+			// Four dotted groups that are no address may be a phone
+			// number ("01.23.45.6789", "tel 810.12.34.56"), not a
+			// version ("release 19.18.217.2341").
+			if versionBefore(s, i) || hintHas(sc.hint, versionWord) || s[i] != '0' && !phoneLabel(s, i) && !sc.phoneContext(i, r.end) {
+				return r.end
+			}
 		}
 		if r.seps == sepDash && r.sizes(3, 2, 4) {
 			if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
@@ -193,14 +227,19 @@ func groupStrings(s string, r *numRun) []string {
 	return out
 }
 
+// versionWord: a word (or a JSON key's word) that makes four numbers a
+// version. A key named "v" says nothing: "v=203.0.113.9" is an address.
 func versionWord(w string) bool {
-	return w == "version" || w == "ver" || w == "release" || w == "build" || w == "v"
+	return w == "version" || w == "ver" || w == "release" || w == "build"
 }
 
-// versionBefore reports "v1.2.3.4" / "version 1.2.3.4" / "ver. 1.2.3.4".
+// versionBefore reports "v1.2.3.4" / "V 1.2.3.4" / "version 1.2.3.4" /
+// "ver. 1.2.3.4".
 func versionBefore(s string, i int) bool {
-	w := lastWord(s, i, 12)
-	return w == "version" || w == "ver" || w == "v" || w == "release" || w == "build"
+	if i > 0 && (s[i-1] == 'v' || s[i-1] == 'V') || i > 1 && s[i-1] == ' ' && (s[i-2] == 'v' || s[i-2] == 'V') {
+		return i < 2 || !isLetter(s[i-2]) || s[i-1] == ' ' && (i < 3 || !isLetter(s[i-3]))
+	}
+	return versionWord(lastWord(s, i, 12))
 }
 
 // lastWord returns the lower-cased word that ends just before s[i]
@@ -211,10 +250,10 @@ func lastWord(s string, i, n int) string {
 		j--
 	}
 	k := j
-	for k > 0 && j-k < n && isLetter(s[k-1]) {
+	for k > 0 && j-k < n && (isLetter(s[k-1]) || s[k-1] >= 0x80) {
 		k--
 	}
-	var b [16]byte
+	var b [24]byte
 	if j-k > len(b) {
 		return ""
 	}
@@ -311,6 +350,10 @@ func brand(d []byte) bool {
 		return in(12, 19)
 	case p4 >= 2200 && p4 <= 2204: // Mir
 		return in(16, 19)
+	case p2 == 81 || p2 == 82: // RuPay
+		return n == 16
+	case p4 == 9792: // Troy
+		return n == 16
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolfold/toolfold/internal/phonenumbers"
 )
@@ -73,10 +74,35 @@ func (sc *scanner) phone(r *numRun) bool {
 	s := sc.s
 	var buf [48]byte
 	d := r.digitString(s, buf[:0])
-	if r.digits < 7 || r.digits > 15 || dateLike(s, r) || r.seps&sepSlash != 0 {
+	if r.digits < 5 || r.digits > 18 || dateLike(s, r) {
 		return false
 	}
-	if w := lastWord(s, r.start, 12); dateWord(w) {
+	if r.digits < 7 {
+		// The smallest countries' numbers ("Tel: 51234", "phone 71 225")
+		// only right after a phone word or under a phone key.
+		// Not after a verb: "call 20000 times", "ring 12345".
+		w := lastWord(s, r.start, 16)
+		return r.seps&sepSlash == 0 && (strongWord(w) && !phoneVerbs[w] || sc.hint != "" && hintHas(sc.hint, strongWord))
+	}
+	if r.seps&sepSlash != 0 {
+		// "Tel. 030/1234567": one slash after a trunk-'0' area code, and
+		// a word saying it is a phone number; other slashes are dates
+		// and fractions.
+		return r.n >= 2 && s[r.g[0].e] == '/' && strings.IndexByte(s[r.g[1].s:r.end], '/') < 0 &&
+			d[0] == '0' && d[1] != '0' && r.size(0) >= 3 && r.size(0) <= 5 && r.digits >= 8 && r.digits <= 12 &&
+			sc.phoneContext(r.start, r.end)
+	}
+	w := lastWord(s, r.start, 12)
+	if dateWord(w) || idWords[w] && !sc.phoneContext(r.start, r.end) {
+		return false
+	}
+	// Dialled from abroad: "00 44 20 7946 0018", "011 49 30 123456".
+	if p := s[r.g[0].s:r.g[0].e]; r.n >= 3 && (p == "00" || p == "011") && d[len(p)] != '0' {
+		if rest := d[len(p):]; len(rest) >= 8 && len(rest) <= 15 && possibleIntl(rest) {
+			return true
+		}
+	}
+	if r.digits > 15 {
 		return false
 	}
 	for _, rg := range sc.d.regions.list {
@@ -87,26 +113,35 @@ func (sc *scanner) phone(r *numRun) bool {
 			return true
 		}
 	}
-	grouped, trunkGroup := !(r.n == 1 && r.digits > 12), true
+	grouped := !(r.n == 1 && r.digits > 12)
 	for k := 0; k < r.n; k++ {
 		if r.size(k) < 2 && !r.paren[k] {
 			grouped = false
-			trunkGroup = trunkGroup && k == 0
 		}
 	}
 	// A configured region's number that libphonenumber calls valid,
 	// printed in groups.
-	if grouped && r.n >= 2 && len(sc.d.regions.codes) > 0 && sc.lib() && validNational(d, sc.d.regions.codes) {
+	if grouped && r.n >= 2 && len(sc.d.regions.codes) > 0 && sc.lib() && validPrint(d, r.cuts(), sc.d.regions.codes) {
 		return true
 	}
 	if sc.phoneContext(r.start, r.end) {
-		// A one-digit trunk prefix ("8 (912) 345-66-93") needs the library.
-		return grouped || trunkGroup && r.n > 2 && r.digits >= 9 && sc.lib() && validNational(d, libRegions)
+		if grouped {
+			return true
+		}
+		// "0049 30 123456" after a word: dialled from abroad, compact.
+		if r.n == 1 && d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
+			return true
+		}
+		// Other groupings ("8 (912) 345-66-93", "1800.1.234.5678") need
+		// eight digits and the library.
+		return r.digits >= 8 && sc.lib() && validNational(d, libRegions)
 	}
 	// No word, no configured region: a number printed the national way,
-	// a trunk '0' or an area code in brackets and three groups or more,
-	// that is valid in one of the common regions.
-	if grouped && r.n >= 3 && r.seps&sepDot == 0 && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+	// a trunk '0' (or an area code in brackets) and three groups or more,
+	// or two of which the second has five digits or more ("030 123456",
+	// not "03262 2437 Main St"), that is valid in one of the common regions.
+	// Dotted, it has nine digits or more ("01.02.03.04" is no number).
+	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && !r.paren[0]) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
 		return true
 	}
 	return false
@@ -136,7 +171,8 @@ func nanp(s string, r *numRun, d []byte) bool {
 		return false
 	}
 	if r.paren[first] {
-		return first == 0 && !r.paren[1] && !r.paren[2]
+		// "(415) 555-0132", "1 (415) 555-0132"
+		return !r.paren[first+1] && !r.paren[first+2] && (first == 0 || r.seps&(sepDot|sepSlash|sepNone) == 0)
 	}
 	return r.seps == sepDash || r.seps == sepDot || r.seps == sepSpace
 }
@@ -179,7 +215,7 @@ func dateLike(s string, r *numRun) bool {
 	return year(2) && small(0, 31) && small(1, 31)
 }
 
-// intlPhone parses "+CC …" at s[i]: 8 to 15 digits (a "(0)" trunk group
+// intlPhone parses "+CC …" at s[i]: 7 to 15 digits (a "(0)" trunk group
 // not counted), groups of digits separated by one space, '-' or '.'.
 func (sc *scanner) intlPhone(i int) int {
 	s := sc.s
@@ -196,14 +232,19 @@ func (sc *scanner) intlPhone(i int) int {
 			digits--
 		}
 	}
-	if digits < 8 || digits > 15 {
+	// Seven digits: the smallest countries ("+683 7012", Niue).
+	if digits < 7 || digits > 15 {
 		return -1
 	}
 	var buf [48]byte
 	d := buf[:0]
 	for k := 0; k < r.n; k++ {
 		if !(r.paren[k] && s[r.g[k].s:r.g[k].e] == "0") {
-			d = append(d, s[r.g[k].s:r.g[k].e]...)
+			for x := r.g[k].s; x < r.g[k].e; x++ {
+				if isDigit(s[x]) { // "(0 30)" holds a space
+					d = append(d, s[x])
+				}
+			}
 		}
 	}
 	if !possibleIntl(d) {
@@ -223,16 +264,35 @@ var (
 		"phone": true, "phones": true, "telephone": true, "tel": true, "mobile": true, "mob": true,
 		"cell": true, "cellphone": true, "fax": true, "call": true, "dial": true, "sms": true,
 		"whatsapp": true, "landline": true, "ring": true, "phoned": true, "calling": true,
+		"ph": true, "tlf": true, "tfn": true, "gsm": true, "hotline": true, "helpline": true,
+		// The same words in the languages of the regions libRegions lists.
+		"telefon": true, "telefonnummer": true, "rufnummer": true, "handy": true, "mobil": true,
+		"mobilnummer": true, "festnetz": true, "téléphone": true, "tél": true, "portable": true,
+		"teléfono": true, "telefono": true, "móvil": true, "movil": true, "celular": true,
+		"cellulare": true, "telefone": true, "telemóvel": true, "telefoon": true, "mobiel": true,
+		"puhelin": true, "matkapuhelin": true, "telefonu": true, "telefonní": true,
+		"телефон": true, "тел": true, "моб": true, "電話": true, "携帯": true, "手机": true, "电话": true,
 	}
-	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true}
-	weakPhoneWords  = map[string]bool{
+	phoneVerbs      = map[string]bool{"call": true, "calling": true, "ring": true, "phoned": true, "dial": true}
+	labelPhoneWords = map[string]bool{"office": true, "desk": true, "home": true, "work": true, "direct": true,
+		"büro": true, "privat": true, "bureau": true, "domicile": true, "oficina": true, "casa": true}
+	weakPhoneWords = map[string]bool{
 		"message": true, "messages": true, "reach": true, "contact": true, "text": true,
+		"kontakt": true, "contacto": true, "contatto": true, "joindre": true,
 	}
 	ssnWords  = map[string]bool{"ssn": true, "social": true, "security": true, "ss": true}
 	cardWords = map[string]bool{"card": true, "cc": true, "credit": true, "debit": true, "visa": true,
-		"mastercard": true, "amex": true, "pan": true, "maestro": true}
+		"mastercard": true, "amex": true, "pan": true, "maestro": true, "discover": true, "jcb": true,
+		"unionpay": true, "diners": true, "karte": true, "kartennummer": true, "kreditkarte": true,
+		"carte": true, "tarjeta": true, "cartão": true, "carta": true}
 	// Dates of birth are not phone numbers, however grouped.
 	dateWords = map[string]bool{"dob": true, "born": true, "birth": true, "birthday": true, "date": true}
+	// A number named by one of these words is an identifier, unless a
+	// phone word is near too ("order 0123 4567 8901", "invoice 2024-000123").
+	idWords = map[string]bool{"order": true, "invoice": true, "ticket": true, "ref": true, "reference": true,
+		"id": true, "account": true, "acct": true, "tracking": true, "sku": true, "serial": true, "case": true,
+		"claim": true, "policy": true, "item": true, "no": true, "nr": true, "number": true, "isbn": true,
+		"ean": true, "upc": true, "imei": true, "batch": true, "lot": true, "build": true, "version": true}
 )
 
 func cardWord(w string) bool { return cardWords[w] }
@@ -256,12 +316,21 @@ func (sc *scanner) phoneContext(start, end int) bool {
 	if w := lastWord(s, start, 12); labelWord(w) && colonBefore(s, start) {
 		return true
 	}
-	if end+1 < len(s) && (s[end] == ' ' || s[end] == '-') && isLetter(s[end+1]) {
-		if labelWord(firstWord(s, end+1)) {
-			return true
-		}
+	k := end
+	for k < len(s) && k-end < 3 && (s[k] == ' ' || s[k] == '-' || s[k] == '(') {
+		k++
+	}
+	if k > end && k < len(s) && isLetter(s[k]) && labelWord(firstWord(s, k)) {
+		return true
 	}
 	return anyWord(s, back(s, start, 32, 0), start, weakWord)
+}
+
+// phoneLabel: the word right before s[i] is a phone word ("Tel. ",
+// "móvil ", "Office: ").
+func phoneLabel(s string, i int) bool {
+	w := lastWord(s, i, 16)
+	return strongWord(w) || labelPhoneWords[w] && colonBefore(s, i)
 }
 
 // colonBefore: the text before s[i] ends with ':' and white space.
@@ -345,24 +414,38 @@ func hintHas(hint string, ok func(string) bool) bool {
 	return false
 }
 
-// anyWord lower-cases each letter word of s[lo:hi] and asks ok.
+// anyWord lower-cases (ASCII only) each letter word of s[lo:hi], letters
+// of other scripts included ("Téléphone", "телефон"), and asks ok; a word
+// in camelCase ("mobileNumber") is asked about by its parts too. A word
+// glued to digits ("tel2") is no word.
 func anyWord(s string, lo, hi int, ok func(string) bool) bool {
-	var b [16]byte
+	var b [24]byte
 	for i := lo; i < hi; {
-		if !isLetter(s[i]) {
+		if !isLetter(s[i]) && s[i] < 0x80 {
 			i++
 			continue
 		}
 		j := i
-		for j < hi && isLetter(s[j]) {
+		camel := false
+		for j < hi && (isLetter(s[j]) || s[j] >= 0x80) {
+			camel = camel || j > i && isUpper(s[j]) && !isUpper(s[j-1])
 			j++
 		}
-		whole := (i == 0 || !isWord(s[i-1])) && (j == len(s) || !isWord(s[j]))
-		if j-i <= len(b) && whole {
-			for k := i; k < j; k++ {
-				b[k-i] = lower(s[k])
+		a, e := i, j
+		for a < e && s[a] >= 0x80 && !wordAt(s, a) { // "«Tel»": runes that are no letters
+			_, size := utf8.DecodeRuneInString(s[a:e])
+			a += size
+		}
+		for e > a && s[e-1] >= 0x80 && !wordBefore(s[:e], e) {
+			_, size := utf8.DecodeLastRuneInString(s[a:e])
+			e -= size
+		}
+		whole := (a == 0 || !isDigit(s[a-1])) && (e == len(s) || !isDigit(s[e]))
+		if e-a <= len(b) && e > a && whole {
+			for k := a; k < e; k++ {
+				b[k-a] = lower(s[k])
 			}
-			if ok(string(b[:j-i])) {
+			if ok(string(b[:e-a])) || camel && hintHas(s[a:e], ok) {
 				return true
 			}
 		}

@@ -50,6 +50,57 @@ func possibleIntl(d []byte) bool {
 	return false
 }
 
+// validPrint reports whether digits, printed in groups that end at cuts
+// (digit counts), are a valid national number of one of regions printed
+// the way libphonenumber prints that region's numbers: every place the
+// text breaks the number is a place the library breaks it too ("020 7946
+// 0958" and "020 79460958", not "0207 946 0958"; "202-400-0123", not
+// "2024-000123").
+func validPrint(d []byte, cuts []int, regions []string) bool {
+	s := string(d)
+	for _, rg := range regions {
+		pn, err := phonenumbers.Parse(s, rg)
+		if err != nil || !phonenumbers.IsValidNumberForRegion(pn, rg) {
+			continue
+		}
+		f := phonenumbers.Format(pn, phonenumbers.NATIONAL)
+		var digits []byte
+		var libCuts []int
+		for i := 0; i < len(f); i++ {
+			if isDigit(f[i]) {
+				if len(digits) > 0 && i > 0 && !isDigit(f[i-1]) {
+					libCuts = append(libCuts, len(digits))
+				}
+				digits = append(digits, f[i])
+			}
+		}
+		// The text may carry a trunk prefix the national print leaves
+		// out ("1 202 …" in the US): it is a group of its own.
+		off := len(d) - len(digits)
+		if off < 0 || s[off:] != string(digits) {
+			continue
+		}
+		ok := true
+		for _, c := range cuts {
+			if c == off {
+				continue
+			}
+			found := false
+			for _, lc := range libCuts {
+				found = found || lc+off == c
+			}
+			if !found {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // validNational reports whether digits are a valid national number of
 // one of regions (trunk prefix included, as dialled inside the country).
 func validNational(d []byte, regions []string) bool {

@@ -346,7 +346,16 @@ func (r *secretRule) run(s string, i int, dst []Span, global *allow) ([]Span, in
 			}
 		}
 		if ok {
-			dst = append(dst, Span{Start: lo + gs, End: lo + ge, Type: TypeSecret})
+			start := lo + gs
+			// A secret URL ("https://hooks.slack.com/services/…")
+			// keeps its scheme.
+			for _, scheme := range []string{"https://", "http://"} {
+				if strings.HasSuffix(s[:start], scheme) {
+					start -= len(scheme)
+					break
+				}
+			}
+			dst = append(dst, Span{Start: start, End: lo + ge, Type: TypeSecret})
 		}
 	}
 	return dst, hi

@@ -1,6 +1,9 @@
 package rewrite
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // scanner is one pass of a Detector over a text.
 type scanner struct {
@@ -47,8 +50,15 @@ func (sc *scanner) run() {
 	n := len(s)
 	for i := 0; i < n; {
 		c := s[i]
+		if c >= 0x80 {
+			// Punctuation beyond ASCII («, →, 、) separates words.
+			if r, size := utf8.DecodeRuneInString(s[i:]); !wordRune(r) {
+				i += size
+				continue
+			}
+		}
 		if class[c]&(cLetter|cDigit) != 0 || c >= 0x80 && d.on[kEmail] {
-			if i > 0 && isWord(s[i-1]) {
+			if i > 0 && isWord(s[i-1]) && (s[i-1] < 0x80 || wordBefore(s, i)) {
 				i++
 				continue
 			}
@@ -99,8 +109,8 @@ func (sc *scanner) run() {
 			}
 		case ':':
 			// "::ffff:192.0.2.128", "::1:2:3": an IPv6 address that starts
-			// with its "::".
-			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !isWord(s[i-1]) && s[i-1] != ':') {
+			// with its "::", after a label's ':' too ("addr:::ffff:…").
+			if d.on[kIP] && i+2 < n && s[i+1] == ':' && isHex(s[i+2]) && (i == 0 || !wordBefore(s, i) && (s[i-1] != ':' || i >= 2 && isLetter(s[i-2]))) {
 				if end := ipv6End(s, i); end > 0 {
 					sc.emit(i, end, TypeIPAddress)
 					i = end
@@ -155,6 +165,12 @@ func (sc *scanner) word(i int) int {
 				sc.emit(i, end, TypeSecret)
 				return end
 			}
+			if i+35 <= len(s) && s[i+32] == '-' {
+				if end := mailchimpEnd(s, i); end > 0 {
+					sc.emit(i, end, TypeSecret)
+					return end
+				}
+			}
 		}
 		if !numberBoundary(s, i) {
 			return -1
@@ -167,6 +183,12 @@ func (sc *scanner) word(i int) int {
 		if start, end := secretAt(s, i); end > 0 {
 			sc.emit(start, end, TypeSecret)
 			return end
+		}
+		if s[i] <= 'f' && i+35 <= len(s) && s[i+32] == '-' {
+			if end := mailchimpEnd(s, i); end > 0 {
+				sc.emit(i, end, TypeSecret)
+				return end
+			}
 		}
 	}
 	if d.on[kIBAN] {
@@ -186,8 +208,12 @@ func numberBoundary(s string, i int) bool {
 		return true
 	}
 	switch s[i-1] {
-	case '.', '-', '/', ',':
+	case '.', '-':
 		return i < 2 || !isAlnum(s[i-2])
+	case ',', '/':
+		// "1,234,567" is one amount, "1/2" a fraction; "name,4111…"
+		// is a field, "cards/4111…" a path segment.
+		return i < 2 || !isDigit(s[i-2])
 	case ':':
 		return i < 2 || !isDigit(s[i-2])
 	case '$':

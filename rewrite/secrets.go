@@ -20,6 +20,32 @@ func secretAt(s string, i int) (int, int) {
 		if strings.HasPrefix(rest, "AIza") {
 			return fixed(s, i, 4, 35)
 		}
+	case 'G':
+		// Google OAuth client secrets: GOCSPX- + 28.
+		if len(rest) >= 35 && strings.HasPrefix(rest, "GOCSPX-") {
+			return fixed(s, i, 7, 28)
+		}
+	case 'y':
+		// Google OAuth access tokens: ya29. + 20 or more.
+		if len(rest) >= 25 && rest[1] == 'a' && strings.HasPrefix(rest, "ya29.") {
+			return atLeast(s, i, 5, 20)
+		}
+	case 'k':
+		// Mailgun private API keys: key- + 32 hex digits.
+		if len(rest) >= 36 && rest[3] == '-' && strings.HasPrefix(rest, "key-") {
+			if j := hexRun(s, i+4, 32); j > 0 && !tokenByte(s, j) && !placeholder(s[i+4:j]) {
+				return i, j
+			}
+		}
+	case 'd':
+		// Doppler tokens: dp.pt. dp.st. dp.ct. dp.sa. dp.scim. dp.audit. + 40 or more.
+		if len(rest) >= 46 && rest[1] == 'p' && rest[2] == '.' {
+			for _, kind := range []string{"pt.", "st.", "ct.", "sa.", "scim.", "audit."} {
+				if strings.HasPrefix(rest[3:], kind) {
+					return atLeast(s, i, 3+len(kind), 40)
+				}
+			}
+		}
 	case 'g':
 		// GitHub: ghp_ gho_ ghu_ ghs_ ghr_ + 36 or more; github_pat_.
 		// GitLab: glpat- + 20 or more.
@@ -32,7 +58,20 @@ func secretAt(s string, i int) (int, int) {
 		if strings.HasPrefix(rest, "glpat-") {
 			return atLeast(s, i, 6, 20)
 		}
+		// Groq: gsk_ + 52.
+		if len(rest) >= 56 && rest[1] == 's' && strings.HasPrefix(rest, "gsk_") {
+			return fixed(s, i, 4, 52)
+		}
+	case 'w':
+		// Stripe webhook signing secrets: whsec_ + 24 or more.
+		if len(rest) >= 30 && rest[5] == '_' && strings.HasPrefix(rest, "whsec_") {
+			return atLeast(s, i, 6, 24)
+		}
 	case 'x':
+		// xAI: xai- + 60 or more.
+		if len(rest) >= 64 && rest[3] == '-' && strings.HasPrefix(rest, "xai-") {
+			return atLeast(s, i, 4, 60)
+		}
 		// Slack: xoxb- xoxp- xoxa- xoxr- xoxs- xoxe-, xapp-.
 		if len(rest) > 5 && rest[:3] == "xox" && strings.IndexByte("bpares", rest[3]) >= 0 && rest[4] == '-' {
 			return atLeast(s, i, 5, 10)
@@ -41,6 +80,10 @@ func secretAt(s string, i int) (int, int) {
 			return atLeast(s, i, 5, 10)
 		}
 	case 's', 'r':
+		// Replicate: r8_ + 37.
+		if s[i] == 'r' && len(rest) >= 40 && rest[1] == '8' && rest[2] == '_' {
+			return fixed(s, i, 3, 37)
+		}
 		// Stripe: sk_live_ sk_test_ rk_live_ rk_test_ + 16 or more.
 		if len(rest) > 8 && rest[1:3] == "k_" && (strings.HasPrefix(rest[3:], "live_") || strings.HasPrefix(rest[3:], "test_")) {
 			return atLeast(s, i, 8, 16)
@@ -48,6 +91,18 @@ func secretAt(s string, i int) (int, int) {
 		// OpenAI: sk- (sk-proj-, sk-svcacct-, sk-admin-) + 20 or more.
 		if s[i] == 's' && strings.HasPrefix(rest, "sk-") {
 			return atLeast(s, i, 3, 20)
+		}
+		// Supabase: sbp_ + 40 hex digits. Notion integration tokens:
+		// secret_ + 43 letters and digits.
+		if len(rest) >= 44 && rest[3] == '_' && strings.HasPrefix(rest, "sbp_") {
+			if j := hexRun(s, i+4, 40); j > 0 && !tokenByte(s, j) && !placeholder(s[i+4:j]) {
+				return i, j
+			}
+		}
+		if len(rest) >= 50 && rest[6] == '_' && strings.HasPrefix(rest, "secret_") {
+			if j := run(s, i+7, isAlnum); j-i-7 == 43 && !tokenByte(s, j) && mixed(s[i+7:j]) {
+				return i, j
+			}
 		}
 		// Sentry organization tokens: sntrys_ + a base64 payload.
 		if strings.HasPrefix(rest, "sntrys_") {
@@ -95,6 +150,16 @@ func telegramEnd(s string, i int) int {
 	return k
 }
 
+// mixed: upper-case letters, lower-case letters and digits all occur, as
+// in a random key and not in a word or a name.
+func mixed(s string) bool {
+	var u, l, d bool
+	for i := 0; i < len(s); i++ {
+		u, l, d = u || isUpper(s[i]), l || s[i] >= 'a' && s[i] <= 'z', d || isDigit(s[i])
+	}
+	return u && l && d
+}
+
 // tokenByte: the characters of API keys.
 func tokenByte(s string, j int) bool {
 	return j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-')
@@ -114,7 +179,7 @@ func run(s string, j int, ok func(byte) bool) int {
 // atLeast: a prefix of length p, then at least min key characters.
 func atLeast(s string, i, p, min int) (int, int) {
 	j := run(s, i+p, func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' })
-	if j-i-p < min {
+	if j-i-p < min || placeholder(s[i+p:j]) {
 		return -1, -1
 	}
 	return i, j
@@ -123,10 +188,53 @@ func atLeast(s string, i, p, min int) (int, int) {
 // fixed: a prefix of length p, then exactly n key characters.
 func fixed(s string, i, p, n int) (int, int) {
 	j := run(s, i+p, func(c byte) bool { return isAlnum(c) || c == '_' || c == '-' })
-	if j-i-p != n {
+	if j-i-p != n || placeholder(s[i+p:j]) {
 		return -1, -1
 	}
 	return i, j
+}
+
+// placeholder: a key's body written by hand in documentation
+// ("sk_live_xxxxxxxxxxxxxxxx", "ghp_XXXX…", "AKIA0000…"): three distinct
+// characters or fewer, where a random body of sixteen has ten or more.
+func placeholder(body string) bool {
+	var seen [256]bool
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if !seen[body[i]] {
+			seen[body[i]] = true
+			if n++; n > 3 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hexRun: exactly n lower-case hex digits at s[i], the end or -1.
+func hexRun(s string, i, n int) int {
+	j := run(s, i, func(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' })
+	if j-i != n {
+		return -1
+	}
+	return j
+}
+
+// mailchimpEnd: a Mailchimp API key at s[i], 32 hex digits, "-us" and a
+// data centre number, or -1.
+func mailchimpEnd(s string, i int) int {
+	if i+35 > len(s) || s[i+32] != '-' || s[i+33] != 'u' || s[i+34] != 's' {
+		return -1 // the common case, at once
+	}
+	j := hexRun(s, i, 32)
+	if j < 0 || !strings.HasPrefix(s[j:], "-us") {
+		return -1
+	}
+	k := run(s, j+3, isDigit)
+	if k-j-3 < 1 || k-j-3 > 2 || tokenByte(s, k) || placeholder(s[i:j]) {
+		return -1
+	}
+	return k
 }
 
 // jwtEnd: three base64url segments, the first two JSON objects ("eyJ").
@@ -148,7 +256,7 @@ func jwtEnd(s string, i int) int {
 			j++
 		}
 	}
-	if j < len(s) && (isWord(s[j]) || s[j] == '.') {
+	if j < len(s) && (wordAt(s, j) || s[j] == '.') {
 		return -1
 	}
 	return j

@@ -18,6 +18,8 @@ var piiSets = []struct{ name, file string }{
 	{"presidio-holdout", "presidio_holdout.cases.jsonl"},
 	{"generated-develop", "generated_develop.cases.jsonl"},
 	{"generated-holdout", "generated_holdout.cases.jsonl"},
+	{"examples-develop", "examples_develop.cases.jsonl"},
+	{"examples-holdout", "examples_holdout.cases.jsonl"},
 }
 
 func piiSetNames() string {

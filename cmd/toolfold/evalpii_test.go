@@ -38,4 +38,10 @@ func TestEvalPII(t *testing.T) {
 	if code, _, errs := runCLI(t, "eval-pii", "--phone-regions", "Atlantis"); code != exitUsage || !strings.Contains(errs, "use one of") {
 		t.Errorf("bad region: %d %q", code, errs)
 	}
+	// A named holdout set: its figures, never its misses.
+	dir := filepath.Join("..", "..", "rewrite", "testdata")
+	code, out, errs = runCLI(t, "eval-pii", "--dir", dir, "--set", "examples-holdout", "--misses")
+	if code != exitOK || !strings.Contains(out, "examples-holdout: 535 cases") || strings.Contains(out, "missed\t") {
+		t.Errorf("examples-holdout: exit %d %s\n%s", code, errs, out)
+	}
 }
