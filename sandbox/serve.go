@@ -87,6 +87,18 @@ func (b *bridgeServer) serve(ctx context.Context, first []byte) {
 
 // handle dispatches one frame; false means the child was killed.
 func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
+	if bytes.HasPrefix(line, donePrefix) {
+		// The done frame as the preludes write it, decoded without a copy of
+		// its params (the return value, up to MaxFrameBytes) on the way.
+		var df struct {
+			Method string     `json:"method"`
+			Params doneParams `json:"params"`
+		}
+		if json.Unmarshal(line, &df) == nil && df.Method == methodDone {
+			b.setDone(&df.Params)
+			return true
+		}
+	}
 	var f frame
 	if err := json.Unmarshal(line, &f); err != nil {
 		b.protocolError("malformed bridge frame: %v", err)
@@ -101,10 +113,7 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 			b.protocolError("malformed done frame: %v", err)
 			return false
 		}
-		if d.Error != nil && !knownKinds[d.Error.Kind] {
-			d.Error.Kind = "runtime"
-		}
-		b.done = &d
+		b.setDone(&d)
 		return true
 	case methodPending:
 		b.pending = true
@@ -115,6 +124,16 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 		b.protocolError("unknown bridge method %q", f.Method)
 	}
 	return false
+}
+
+var donePrefix = []byte(`{"method":"done","params":{`)
+
+// setDone records the done notification.
+func (b *bridgeServer) setDone(d *doneParams) {
+	if d.Error != nil && !knownKinds[d.Error.Kind] {
+		d.Error.Kind = "runtime"
+	}
+	b.done = d
 }
 
 var knownKinds = map[string]bool{"syntax": true, "runtime": true, "timeout": true, "memory": true,
