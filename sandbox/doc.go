@@ -216,8 +216,8 @@
 // run_script's footer reports) says the code had ended and what it left
 // running was stopped.
 //
-// A run that moved 4 MiB or more through the bridge (results, return
-// value, output) has the proxy collect its heap and return it to the OS
+// A run that moved 4 MiB or more through the bridge (tool results,
+// arguments, the return value) has the proxy collect its heap and return it to the OS
 // half a second after it ends (release.go): Go would otherwise keep the
 // pages of those buffers until its next collection, which an idle proxy
 // starts only every two minutes.

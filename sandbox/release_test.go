@@ -61,4 +61,7 @@ func TestLargeRunReleasesMemory(t *testing.T) {
 			t.Fatalf("%d forced collections after a run of 6 MiB, want 2", forcedGCs()-before)
 		}
 	}
+	start := time.Now()
+	releaseMemory()
+	t.Logf("releaseMemory took %s", time.Since(start))
 }
