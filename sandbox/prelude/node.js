@@ -302,7 +302,26 @@ function finish(value) {
     }
   }
   mainDone = true;
-  if (scriptPending()) send('{"method":"pending"}');
+  if (scriptPending()) notifyPending();
+}
+
+// notifyPending tells the parent at once, with a blocking write when no
+// frame is being written (nothing to keep in order, no thread pool to
+// start), so a limit soon after still finds it.
+function notifyPending() {
+  const buf = Buffer.from('{"method":"pending"}\n');
+  let off = 0;
+  if (!writing && writeQueue.length === 0) {
+    try {
+      off = fs.writeSync(3, buf); // under PIPE_BUF: all or EAGAIN
+    } catch (e) {
+      if (e.code !== 'EAGAIN') fatal(e.message);
+    }
+  }
+  if (off < buf.length) {
+    writeQueue.push([buf.subarray(off)]);
+    flush();
+  }
 }
 
 // scriptPending reports whether anything of the script's keeps the event
