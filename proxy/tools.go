@@ -323,6 +323,9 @@ func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64, waited time.D
 	}
 	fmt.Fprintf(&b, "[toolfold: %d %s, %s tokens (%s) of results kept out of context, %s",
 		res.ToolCalls, calls, formatCount(resultTokens), formatBytes(res.ResultBytes), formatDuration(res.Duration))
+	if res.PendingStopped {
+		b.WriteString(", pending work (timers, threads) still running after the script's code ended was stopped")
+	}
 	if waited >= slotWaitShown {
 		fmt.Fprintf(&b, ", after %s waiting for a run slot (other runs were using them)", formatDuration(waited))
 	}

@@ -21,6 +21,9 @@ const (
 	methodSearch = "search"     // child → parent request: search_tools
 	methodSave   = "save_skill" // child → parent request: skills.save (SkillSaver)
 	methodDone   = "done"       // child → parent notification: the script ended
+	// methodPending, child → parent notification: the script's code has
+	// ended with work pending (timers, threads) that the run waits for.
+	methodPending = "pending"
 )
 
 // Bridge fds in the child: ExtraFiles[0] and ExtraFiles[1].
@@ -176,16 +179,23 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// writeRaw writes b, which must be one line of JSON, and a newline.
+// writeRaw writes b, which must be one line of JSON, and a newline: in one
+// Write, or, for a frame over 64 KiB, two rather than a copy of it.
 func (fw *frameWriter) writeRaw(b []byte) error {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
+	if len(b) > 64<<10 {
+		if _, err := fw.w.Write(b); err != nil {
+			return err
+		}
+		_, err := fw.w.Write(newline)
+		return err
+	}
 	fw.buf.Reset()
 	fw.buf.Write(b)
 	fw.buf.WriteByte('\n')
 	_, err := fw.w.Write(fw.buf.Bytes())
-	if fw.buf.Cap() > 1<<20 {
-		fw.buf = bytes.Buffer{} // do not pin a huge frame's buffer
-	}
 	return err
 }
+
+var newline = []byte{'\n'}

@@ -128,6 +128,11 @@
 // ends the run as "memory"; sys.exit(0) (or exit(), which the prelude
 // defines since site does not run) is a run without a value.
 //
+// When the code has ended, the run waits, as python does at exit, for the
+// script's non-daemon threads and threading's exit calls (so an executor
+// that was not shut down finishes its work); daemon threads are not waited
+// for. A thread may call tools until then.
+//
 // # Inside a JavaScript script
 //
 //	await tools.<server>.<tool>({key: value})  a tool call (a promise); any name via tools["s"]["t"]
@@ -148,6 +153,13 @@
 // bridge is read only while a request is in flight. process.exit(0) ends
 // the run without a value, another code as an error.
 //
+// When the code has returned, the run waits, as node does before it exits,
+// until the event loop is empty: pending timers, immediates and I/O run,
+// and their callbacks may call tools (an unref'd timer is not waited for).
+// The run's value is what the code returned, encoded then; an uncaught
+// exception in a callback ends the run as an error, process.exit(0) in one
+// keeps the value.
+//
 // # The bridge
 //
 // Two pipes on fds 3 (child → parent) and 4 (parent → child), one JSON
@@ -159,6 +171,7 @@
 //	child → parent  {"id":2,"method":"search","params":{"query":"...","detail":"full","limit":5}}
 //	child → parent  {"id":3,"method":"save_skill","params":{"name":"...","code":"...",...}}
 //	parent → child  {"id":1,"result":<json>}  or  {"id":1,"error":{"message":"..."}}, either with "output":"..."
+//	child → parent  {"method":"pending"}  the code ended; pending work (timers, threads) runs before done
 //	child → parent  {"method":"done","params":{"value":<json>,"error":{"kind":"runtime","line":3,"msg":"..."}}}
 //
 // "args" (Request.Args, a saved skill's arguments) is bound as the global
@@ -197,7 +210,17 @@
 // (at least 1 MiB) kills the child; MaxToolCalls and MaxFrameBytes answer
 // the script with catchable errors (100 calls past MaxToolCalls kill it).
 // The messages name the config key to raise (sandbox.timeout,
-// sandbox.memory, ...).
+// sandbox.memory, ...). The limits bound the wait for a script's pending
+// work too: a setInterval that never stops, or a thread that loops, ends at
+// the wall timeout with the usual error, and Result.PendingStopped (which
+// run_script's footer reports) says the code had ended and what it left
+// running was stopped.
+//
+// A run that moved 4 MiB or more through the bridge (tool results,
+// arguments, the return value) has the proxy collect its heap and return it to the OS
+// half a second after it ends (release.go): Go would otherwise keep the
+// pages of those buffers until its next collection, which an idle proxy
+// starts only every two minutes.
 //
 // # The sandbox (Linux)
 //

@@ -316,7 +316,10 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
+	// The code had ended, and what it left running was stopped before done.
+	res.PendingStopped = b.pending && b.done == nil && res.Err != nil
 	c.init.note(res.Err, c.lim)
+	releaseAfterLargeRun(b.frameBytes.Load())
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "exit", exitString(state, c.init))
 	if s := errTail.String(); s != "" {

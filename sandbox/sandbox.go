@@ -117,6 +117,10 @@ type Result struct {
 	ToolCalls   int             // tool calls made (successful or not)
 	ResultBytes int64           // bytes of tool results delivered into the script
 	Duration    time.Duration
+	// PendingStopped: the script's code had ended and the run was waiting
+	// for its pending work (node's timers and I/O, Python's non-daemon
+	// threads) when a limit (Err) stopped it.
+	PendingStopped bool
 }
 
 // ScriptError is a script failure the model can act on.

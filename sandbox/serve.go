@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -40,7 +41,9 @@ type bridgeServer struct {
 	inflightMu  sync.Mutex
 	calls       atomic.Int64
 	resultBytes atomic.Int64
-	done        *doneParams // set by serve; read after it returns
+	frameBytes  atomic.Int64 // every frame read and written: how much the run moved through the parent
+	done        *doneParams  // set by serve; read after it returns
+	pending     bool         // the child said its code ended with work pending; as done
 }
 
 func newBridgeServer(c *child, host Host) *bridgeServer {
@@ -72,6 +75,7 @@ func (b *bridgeServer) serve(ctx context.Context, first []byte) {
 			b.protocolError("reading the bridge: %v", err)
 			return
 		}
+		b.frameBytes.Add(int64(len(line)))
 		if b.done != nil {
 			continue // nothing counts after done
 		}
@@ -83,6 +87,18 @@ func (b *bridgeServer) serve(ctx context.Context, first []byte) {
 
 // handle dispatches one frame; false means the child was killed.
 func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
+	if bytes.HasPrefix(line, donePrefix) {
+		// The done frame as the preludes write it, decoded without a copy of
+		// its params (the return value, up to MaxFrameBytes) on the way.
+		var df struct {
+			Method string     `json:"method"`
+			Params doneParams `json:"params"`
+		}
+		if json.Unmarshal(line, &df) == nil && df.Method == methodDone {
+			b.setDone(&df.Params)
+			return true
+		}
+	}
 	var f frame
 	if err := json.Unmarshal(line, &f); err != nil {
 		b.protocolError("malformed bridge frame: %v", err)
@@ -97,10 +113,10 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 			b.protocolError("malformed done frame: %v", err)
 			return false
 		}
-		if d.Error != nil && !knownKinds[d.Error.Kind] {
-			d.Error.Kind = "runtime"
-		}
-		b.done = &d
+		b.setDone(&d)
+		return true
+	case methodPending:
+		b.pending = true
 		return true
 	case "":
 		b.protocolError("bridge frame without a method")
@@ -108,6 +124,16 @@ func (b *bridgeServer) handle(ctx context.Context, line []byte) bool {
 		b.protocolError("unknown bridge method %q", f.Method)
 	}
 	return false
+}
+
+var donePrefix = []byte(`{"method":"done","params":{`)
+
+// setDone records the done notification.
+func (b *bridgeServer) setDone(d *doneParams) {
+	if d.Error != nil && !knownKinds[d.Error.Kind] {
+		d.Error.Kind = "runtime"
+	}
+	b.done = d
 }
 
 var knownKinds = map[string]bool{"syntax": true, "runtime": true, "timeout": true, "memory": true,
@@ -241,16 +267,16 @@ func (b *bridgeServer) errorText(ctx context.Context, name string, err error) st
 // too big for a frame is replaced by an error the script can act on. It
 // blocks while the child does not read, until the child is killed.
 func (b *bridgeServer) reply(id int64, result json.RawMessage, msg, output string) {
-	resp := &frame{ID: id, Output: output}
+	var data []byte
+	var err error
 	if msg != "" {
-		resp.Error = &frameError{Message: msg}
+		data, err = marshal(&frame{ID: id, Output: output, Error: &frameError{Message: msg}})
 	} else {
 		if len(result) == 0 {
 			result = json.RawMessage("null")
 		}
-		resp.Result = result
+		data, err = resultFrame(id, result, output) // compacts the result onto one line
 	}
-	data, err := marshal(resp) // compacts the result onto one line
 	if err != nil {
 		b.c.p.log.Warn("host returned invalid JSON for a script's tool call", "err", err)
 		data = mustJSON(&frame{ID: id, Error: &frameError{Message: "the tool returned invalid JSON"}})
@@ -261,7 +287,36 @@ func (b *bridgeServer) reply(id int64, result json.RawMessage, msg, output strin
 	} else if msg == "" {
 		b.resultBytes.Add(int64(len(result)))
 	}
+	b.frameBytes.Add(int64(len(data)))
 	b.w.writeRaw(data)
+}
+
+// resultFrame is marshal(&frame{ID: id, Result: result, Output: output})
+// with one copy of the result, where marshal makes three (an encoder's
+// buffer, pooled by encoding/json until the next collections, the
+// Encoder's and the returned slice): the result may be tens of MiB.
+func resultFrame(id int64, result json.RawMessage, output string) ([]byte, error) {
+	var out []byte
+	if output != "" {
+		var err error
+		if out, err = marshal(output); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(result) + len(out) + 40)
+	buf.WriteString(`{"id":`)
+	buf.WriteString(strconv.FormatInt(id, 10))
+	buf.WriteString(`,"result":`)
+	if err := json.Compact(&buf, result); err != nil {
+		return nil, err
+	}
+	if out != nil {
+		buf.WriteString(`,"output":`)
+		buf.Write(out)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // protocolError kills a child that broke the bridge protocol.

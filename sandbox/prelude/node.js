@@ -70,6 +70,11 @@ let nextId = 0;
 let maxFrame = 1 << 30;
 let finished = false;
 let started = false;
+// Once the script's code has returned: its value (JSON, or undefined for
+// none), sent when the event loop has drained, as node itself would run
+// the pending timers and I/O before it exits.
+let mainDone = false;
+let mainValue;
 
 function fatal(msg) {
   finished = true;
@@ -227,18 +232,22 @@ const tools = new Proxy(Object.create(null), {
   },
 });
 
-// done sends the done frame, with valueJSON (the return value, encoded) or
-// params.error, and exits once it is written.
+// doneLine is the done frame, with valueJSON (the return value, encoded)
+// or params.error.
+function doneLine(params, valueJSON) {
+  const line = valueJSON === undefined ? JSON.stringify({ method: 'done', params })
+    : '{"method":"done","params":{"value":' + valueJSON + '}}';
+  if (Buffer.byteLength(line) <= maxFrame) return line;
+  return JSON.stringify({ method: 'done', params: { error: { kind: 'limit', msg:
+    `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
+    `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
+}
+
+// done sends the done frame and exits once it is written.
 function done(params, valueJSON) {
   if (finished) return;
   finished = true;
-  let line = valueJSON === undefined ? JSON.stringify({ method: 'done', params })
-    : '{"method":"done","params":{"value":' + valueJSON + '}}';
-  if (Buffer.byteLength(line) > maxFrame) {
-    line = JSON.stringify({ method: 'done', params: { error: { kind: 'limit', msg:
-      `the return value of ${Buffer.byteLength(valueJSON || '')} bytes exceeds the ` +
-      `${fmtBytes(maxFrame)} frame limit; return less (print it, or summarize) or raise sandbox.max_frame` } } });
-  }
+  const line = doneLine(params, valueJSON);
   if (writing || writeQueue.length > 0) return send(line, () => process.exit(0));
   // Nothing is queued: write it here, blocking (the script is over), and
   // exit without a round through libuv's thread pool.
@@ -280,15 +289,52 @@ function fail(e, kind) {
   done({ error: { kind, line, msg } });
 }
 
+// finish keeps the script's value, encoded as it was returned, for done,
+// which beforeExit sends once nothing is left to run. When timers or I/O
+// of the script's are pending, the parent is told: should a limit stop
+// them, the answer says so.
 function finish(value) {
-  if (value === undefined) return done({});
-  let json;
-  try {
-    json = JSON.stringify(value);
-  } catch (e) {
-    return done({ error: { kind: 'runtime', msg: `cannot return this value: ${e.message}` } });
+  if (value !== undefined) {
+    try {
+      mainValue = JSON.stringify(value);
+    } catch (e) {
+      return done({ error: { kind: 'runtime', msg: `cannot return this value: ${e.message}` } });
+    }
   }
-  done({}, json);
+  mainDone = true;
+  if (scriptPending()) notifyPending();
+}
+
+// notifyPending tells the parent at once, with a blocking write when no
+// frame is being written (nothing to keep in order, no thread pool to
+// start), so a limit soon after still finds it.
+function notifyPending() {
+  const buf = Buffer.from('{"method":"pending"}\n');
+  let off = 0;
+  if (!writing && writeQueue.length === 0) {
+    try {
+      off = fs.writeSync(3, buf); // under PIPE_BUF: all or EAGAIN
+    } catch (e) {
+      if (e.code !== 'EAGAIN') fatal(e.message);
+    }
+  }
+  if (off < buf.length) {
+    writeQueue.push([buf.subarray(off)]);
+    flush();
+  }
+}
+
+// scriptPending reports whether anything of the script's keeps the event
+// loop alive: its timers, immediates, handles or fs requests, not the
+// bridge's own reads and writes.
+function scriptPending() {
+  if (typeof process.getActiveResourcesInfo !== 'function') return true;
+  let ours = (reading ? 1 : 0) + (writing ? 1 : 0);
+  for (const r of process.getActiveResourcesInfo()) {
+    if (r === 'FSReqCallback' && ours > 0) ours--;
+    else return true;
+  }
+  return false;
 }
 
 function run(params) {
@@ -311,17 +357,23 @@ function run(params) {
 // A script calling process.exit ends the run like Python's sys.exit: code
 // 0 without a value, any other code as an error. Only synchronous writes
 // work in an exit handler; fd 3 is a blocking pipe.
+// Exiting with 0 after the script's code returned keeps its value.
 process.on('exit', (code) => {
   if (finished) return;
   finished = true;
-  const params = code === 0 ? {} : { error: { kind: 'runtime', msg: `process.exit(${code})` } };
-  try { fs.writeSync(3, JSON.stringify({ method: 'done', params }) + '\n'); } catch {}
+  const line = code !== 0 ? doneLine({ error: { kind: 'runtime', msg: `process.exit(${code})` } })
+    : doneLine({}, mainDone ? mainValue : undefined);
+  try { fs.writeSync(3, line + '\n'); } catch {}
 });
 process.on('uncaughtException', (e) => fail(e, 'runtime'));
 process.on('unhandledRejection', (e) => fail(e, 'runtime'));
-process.on('beforeExit', () => done({ error: { kind: 'runtime', msg:
-  'the script awaited something that can never finish (a promise nobody resolves); ' +
-  'await only tool calls and promises that settle' } }));
+// The event loop is empty: the run is over.
+process.on('beforeExit', () => {
+  if (mainDone) return done({}, mainValue);
+  done({ error: { kind: 'runtime', msg:
+    'the script awaited something that can never finish (a promise nobody resolves); ' +
+    'await only tool calls and promises that settle' } });
+});
 
 // The run frame is read with blocking reads: nothing else can happen
 // before it, and libuv's thread pool, which fs.read starts (a millisecond

@@ -153,6 +153,11 @@ class _Bridge:
         with self.wlock:
             _write(data + b"\n")
 
+    def notify_pending(self):
+        """Tell the parent the script's code has ended with threads still running."""
+        with self.wlock:
+            _write(b'{"method":"pending"}\n')
+
 
 class _Waiter:  # a blocking caller
     __slots__ = ("lk", "ok", "value")
@@ -432,6 +437,24 @@ def _run(code, args=None, check=False):
     return None, None
 
 
+def _drain():
+    """Wait, as python does when it exits, for the script's non-daemon
+    threads and threading's exit calls (an executor's workers). The run's
+    limits bound the wait; daemon threads are not waited for."""
+    th = sys.modules.get("threading")
+    if th is None:
+        return  # no thread but the bridge's (_thread, like a daemon)
+    main = th.main_thread()
+    if any(t is not main and not t.daemon and t.is_alive() for t in th.enumerate()):
+        _bridge.notify_pending()
+    try:
+        th._shutdown()  # what the interpreter calls at exit, from the main thread
+    except Exception:
+        for t in th.enumerate():
+            if t is not main and not t.daemon and t is not th.current_thread():
+                t.join()
+
+
 def _flush():
     for f in (sys.stdout, sys.stderr):
         try:
@@ -457,6 +480,7 @@ def _main():
                 value = _dumps(value)
             except (TypeError, ValueError, RecursionError) as e:
                 value, err = None, {"kind": "runtime", "line": 0, "msg": f"cannot return this value: {e}"}
+        _drain()
     except MemoryError:
         _flush()
         posix.write(2, b"MemoryError\n")  # the parent reports the memory limit
