@@ -58,6 +58,8 @@ type Report struct {
 	CorpusConnect time.Duration
 	Scenarios     []Scenario
 	Latency       []LatencyRow
+	Overhead      []OverheadRow // overhead.go
+	FirstRun      []FirstRunRow
 	Memory        []MemoryRow
 }
 
@@ -111,6 +113,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		{"schema cost of the corpus; search latency", e.corpus},
 		{"task scenarios", e.scenarios},
 		{"latency", e.latency},
+		{"run overhead", e.overhead},
 		{"proxy memory", e.memory},
 	}
 	for _, s := range steps {
