@@ -4,13 +4,16 @@ import (
 	"github.com/toolfold/toolfold/sandbox"
 )
 
+// defaultPrestart is sandbox.prestart when the config sets none: the
+// languages whose waiting child holds 17 MiB (node's holds 46 MiB).
+var defaultPrestart = []string{"lua", "python"}
+
 // prestart starts, for a new client session, the children of its first
-// runs in the languages of sandbox.prestart (by default the default
-// language), so that its first run_script is as fast as its later ones:
-// the workspace is made now rather than on the first run. Nothing is
-// started when run_script is not exposed or a runner keeps no warm
-// children (sandbox.warm: false). The
-// runners bound how many children they keep, so many sessions at once
+// runs in the languages of sandbox.prestart (defaultPrestart), so that
+// its first run_script is as fast as its later ones: the workspace is made
+// now rather than on the first run. Nothing is started when run_script is
+// not exposed or a runner keeps no warm children (sandbox.warm: false).
+// The runners bound how many children they keep, so many sessions at once
 // cost no more memory than a few.
 func (p *Proxy) prestart(s *Session) {
 	if !p.exposesCode() {
@@ -18,7 +21,7 @@ func (p *Proxy) prestart(s *Session) {
 	}
 	langs := p.cfg.Sandbox.Prestart
 	if langs == nil {
-		langs = []string{p.defaultLanguage().Name}
+		langs = defaultPrestart
 	}
 	var warmers []sandbox.Warmer
 	for _, l := range langs {
