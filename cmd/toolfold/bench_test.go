@@ -111,6 +111,9 @@ func TestBenchQuick(t *testing.T) {
 	if runs == 0 {
 		t.Errorf("no run overhead row measured: %+v", rep.Overhead)
 	}
+	if o := rep.OneCall; o == nil || o.Direct <= 0 || o.Script <= 0 {
+		t.Errorf("one call through a script: %+v", o)
+	}
 	for _, f := range rep.FirstRun {
 		if f.Note == "" && (f.First <= 0 || f.Bare <= 0 || f.Search <= 0) {
 			t.Errorf("first run: %+v", f)

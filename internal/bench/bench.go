@@ -60,6 +60,7 @@ type Report struct {
 	Latency       []LatencyRow
 	Overhead      []OverheadRow // overhead.go
 	FirstRun      []FirstRunRow
+	OneCall       *OneCallRow
 	Memory        []MemoryRow
 }
 

@@ -35,6 +35,17 @@ type OverheadRow struct {
 	Note     string        // set when the language was not measured
 }
 
+// OneCallRow is one tool call (memory's search_nodes) made by a warm Lua
+// script through the toolfold binary against the same call made directly.
+type OneCallRow struct {
+	Samples        int
+	Direct, Script time.Duration // p50s
+	Added          time.Duration // median over the rounds of script minus direct
+}
+
+// OneCallGoal bounds OneCallRow.Added.
+const OneCallGoal = 2 * time.Millisecond
+
 // FirstRunRow is a fresh session's first run against starting the bare
 // interpreter (the same command the sandbox starts, without the script)
 // plus a search_tools call, alternated session by session.
@@ -101,6 +112,26 @@ func (e *env) overhead(ctx context.Context, rep *Report) error {
 	for i, lang := range langs {
 		r := rows[i+1]
 		rep.Overhead = append(rep.Overhead, OverheadRow{Language: lang, Samples: rounds, Search: rows[0].P50, Run: r.P50, Added: r.Added})
+	}
+	// One tool call (a small answer) through a warm Lua script against the same call made
+	// directly by a client of the memory server.
+	direct := e.direct["memory"]
+	if direct != nil {
+		calls := []latencyCase{
+			{name: "direct", n: rounds, before: think, call: func(ctx context.Context) error {
+				_, err := direct.call(ctx, "search_nodes", map[string]any{"query": "no-such-entity-xyz"})
+				return err
+			}},
+			{name: "script", n: rounds, before: think, call: func(ctx context.Context) error {
+				_, err := bin.call(ctx, "run_script", map[string]any{"code": `return tools.memory.search_nodes{query = "no-such-entity-xyz"}`, "language": "lua"})
+				return err
+			}},
+		}
+		rows, err := measureInterleaved(ctx, calls)
+		if err != nil {
+			return err
+		}
+		rep.OneCall = &OneCallRow{Samples: rounds, Direct: rows[0].P50, Script: rows[1].P50, Added: rows[1].Added}
 	}
 	bin.Close()
 

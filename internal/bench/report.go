@@ -180,6 +180,14 @@ func (r *Report) printOverhead(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", o.Language, o.Samples, ms(o.Search), ms(o.Run), signedMs(o.Added), goal)
 		}
 	}
+	if o := r.OneCall; o != nil {
+		verdict := "met"
+		if o.Added > OneCallGoal {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "\nOne tool call (memory's search_nodes, a small answer) from a warm Lua script through the toolfold binary, against the same call made directly by a client of the server, %d rounds alternated: "+
+			"p50 %s against %s direct, added %s (goal ≤ %s: %s).\n", o.Samples, ms(o.Script), ms(o.Direct), signedMs(o.Added), signedMs(OneCallGoal), verdict)
+	}
 	for _, f := range r.FirstRun {
 		if f.Note != "" {
 			fmt.Fprintf(w, "\nA fresh session's first %s run: not measured: %s.\n", f.Language, f.Note)
