@@ -31,7 +31,7 @@ const SpareIdle = 5 * time.Minute
 // by then the run's answer has gone out, so starting the child (new
 // namespaces, cgroups, two execs) does not compete for the CPU with the
 // answer the model waits for. A run that comes sooner starts it at once.
-var spareDelay = 25 * time.Millisecond
+var spareDelay = 5 * time.Millisecond
 
 // maxSpares bounds the warm children of one runner (with its init, a
 // waiting Lua or Python child holds 17 MiB resident, a node child 46 MiB).
