@@ -1,11 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/toolfold/toolfold/sandbox"
+	"gopkg.in/yaml.v3"
 )
 
 // LanguageOff, as a language's interpreter key (sandbox.python,
@@ -20,7 +22,7 @@ func (s Sandbox) Interpreter(lang string) string { return s.Interpreters[lang] }
 var (
 	limitKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
-	workspaceKeys = []string{"workspace_size", "workspace_dir", "require", "warm"}
+	workspaceKeys = []string{"workspace_size", "workspace_dir", "require", "warm", "prestart"}
 )
 
 // sandboxKeys are the keys of the sandbox section: the limits, the
@@ -82,4 +84,30 @@ func (d *decoder) languageKey(f field, p string, sb *Sandbox, dir string) {
 		sb.Interpreters = map[string]string{}
 	}
 	sb.Interpreters[languageKeys()[f.name].Name] = s
+}
+
+// prestart decodes sandbox.prestart: a list of run_script language names.
+func (d *decoder) prestart(n *yaml.Node, p string, sb *Sandbox) {
+	items, ok := d.strList(n, p)
+	if !ok {
+		return
+	}
+	var names []string
+	for _, l := range sandbox.Languages() {
+		names = append(names, l.Name)
+	}
+	sb.Prestart = []string{}
+	for i, item := range items {
+		if !slices.Contains(names, item.Value) {
+			msg := fmt.Sprintf("unknown language %q; languages: %s", item.Value, strings.Join(names, ", "))
+			if s := suggest(item.Value, names); s != "" {
+				msg = fmt.Sprintf("unknown language %q; did you mean %q?", item.Value, s)
+			}
+			d.errorf(item, fmt.Sprintf("%s[%d]", p, i), "%s", msg)
+			continue
+		}
+		if !slices.Contains(sb.Prestart, item.Value) {
+			sb.Prestart = append(sb.Prestart, item.Value)
+		}
+	}
 }

@@ -33,3 +33,22 @@ func TestSandboxWarm(t *testing.T) {
 		t.Errorf("err = %v, want a positioned sandbox.warm error", err)
 	}
 }
+
+func TestSandboxPrestart(t *testing.T) {
+	if got := mustParse(t, "", "upstreams: {a: {command: x}}", nil).Sandbox.Prestart; got != nil {
+		t.Errorf("default prestart = %q, want nil (the default language)", got)
+	}
+	got := mustParse(t, "", "upstreams: {a: {command: x}}\nsandbox: {prestart: []}", nil).Sandbox.Prestart
+	if got == nil || len(got) != 0 {
+		t.Errorf("prestart: [] = %#v, want an empty list (none)", got)
+	}
+	got = mustParse(t, "", "upstreams: {a: {command: x}}\nsandbox: {prestart: [python, lua, python]}", nil).Sandbox.Prestart
+	if strings.Join(got, ",") != "python,lua" {
+		t.Errorf("prestart = %q, want [python lua]", got)
+	}
+	_, err := Parse("test.yaml", []byte("sandbox: {prestart: [lua, pyhton]}\n"), env(nil))
+	want := `test.yaml:1:27: sandbox.prestart[1]: unknown language "pyhton"; did you mean "python"?`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}

@@ -151,6 +151,8 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 			d.languageKey(f, p, sb, dir) // languages.go
 		case "warm":
 			setIf(&sb.Warm)(d.boolean(f.val, p))
+		case "prestart":
+			d.prestart(f.val, p, sb) // languages.go
 		case "require":
 			if v, ok := d.str(f.val, p); ok {
 				switch v {

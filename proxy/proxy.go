@@ -151,6 +151,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.workspaces.release(s)
 		p.pool.releaseSession(s)
 	}
+	p.sessions.started = p.prestart // warm.go
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))

@@ -77,6 +77,9 @@ type sessions struct {
 	// release undoes, when a session ends, what other parts of the proxy
 	// made for it outside the Session value: its workspace directory.
 	release func(*Session)
+	// started, when set, is called in its own goroutine with each new
+	// session: it starts the children of the session's first runs.
+	started func(*Session)
 
 	seq atomic.Uint64 // orders the requests the relay attributes (relay.go)
 
@@ -111,6 +114,9 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 		_ = ss.Wait()
 		r.end(s)
 	}()
+	if r.started != nil {
+		go r.started(s)
+	}
 	return s
 }
 

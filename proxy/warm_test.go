@@ -2,8 +2,11 @@ package proxy
 
 import (
 	"bytes"
+	"context"
+	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,7 +65,9 @@ func waitChildren(t *testing.T, n int, why string) {
 // and none outlives the proxy.
 func TestWarmChildEndsWithItsSession(t *testing.T) {
 	lua := sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0], Warm: true})
-	p, cs := startProxyWith(t, testConfig(), &Options{Runners: []sandbox.Runner{lua}})
+	cfg := testConfig()
+	cfg.Sandbox.Prestart = []string{} // TestPrestart: started with the session
+	p, cs := startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{lua}})
 	waitChildren(t, 0, "before any run")
 	for i := range 3 {
 		text, failed := callText(t, cs, "run_script", map[string]any{"code": "return 40 + 2"})
@@ -88,4 +93,63 @@ func TestWarmChildEndsWithItsSession(t *testing.T) {
 		t.Fatalf("run after Close: %v %v", res, err)
 	}
 	waitChildren(t, 0, "after a run on a closed runner")
+}
+
+// TestPrestart: a new session starts the child of its first run in the
+// default language (sandbox.prestart unset), so that run is warm; the
+// child ends with the session.
+func TestPrestart(t *testing.T) {
+	rl := &runLog{}
+	lua := sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0], Warm: true, Logger: slog.New(rl)})
+	p, cs := startProxyWith(t, testConfig(), &Options{Runners: []sandbox.Runner{lua}})
+	waitChildren(t, 1, "a new session (its first run's child)")
+	if text, failed := callText(t, cs, "run_script", map[string]any{"code": "return 1"}); failed {
+		t.Fatal(text)
+	}
+	if warm, ok := rl.last(); !ok || !warm {
+		t.Fatalf("the session's first run was not warm (logged: %v)", ok)
+	}
+	cs2 := connectClient(t, p.Server())
+	if _, err := cs2.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	waitChildren(t, 2, "after a second session started")
+	cs2.Close()
+	waitChildren(t, 1, "after the second session ended, before its first run")
+	p.Close()
+	waitChildren(t, 0, "after Close")
+}
+
+// runLog records, from the sandbox's debug log, whether each run was warm.
+type runLog struct {
+	mu   sync.Mutex
+	warm []bool
+}
+
+func (l *runLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *runLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *runLog) WithGroup(string) slog.Handler            { return l }
+func (l *runLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "run finished" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "warm" {
+			l.mu.Lock()
+			l.warm = append(l.warm, a.Value.Bool())
+			l.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+// last reports whether the last run was warm; ok is false before any run.
+func (l *runLog) last() (warm, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.warm) == 0 {
+		return false, false
+	}
+	return l.warm[len(l.warm)-1], true
 }

@@ -33,6 +33,12 @@ var childRuntimes = map[string]childRuntime{
 	"lua": runLua,
 }
 
+// childPrepare, by language, does before the run frame is read what a run
+// needs but that depends on no script: building Lua's interpreter state.
+var childPrepare = map[string]func(){
+	"lua": prepareLua,
+}
+
 // ChildMain runs the sandbox child: it reads the run frame from the bridge,
 // runs the script and sends done. It never returns.
 func ChildMain() {
@@ -51,6 +57,9 @@ func childMain() int {
 		return 2
 	}
 	run := childRuntimes[os.Args[2]]
+	if prepare := childPrepare[os.Args[2]]; prepare != nil {
+		prepare() // a warm child does this while it waits for its script
+	}
 	b, p, err := openChildBridge()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolfold: %s: %v (this mode is started by toolfold itself)\n", ChildArg, err)

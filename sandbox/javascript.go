@@ -97,5 +97,8 @@ func (j *JavaScript) RuntimePaths() []string { return j.in.paths }
 // Forget stops the warm interpreter kept for runs in workdir. See Warmer.
 func (j *JavaScript) Forget(workdir string) { j.in.proc.forget(workdir) }
 
+// Prestart is Warmer.Prestart.
+func (j *JavaScript) Prestart(req Request) { j.in.proc.prestart(req) }
+
 // Close stops every warm interpreter; later runs start cold. See Warmer.
 func (j *JavaScript) Close() error { j.in.proc.close(); return nil }

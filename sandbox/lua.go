@@ -67,5 +67,8 @@ func (l *Lua) Run(ctx context.Context, req Request, host Host) (*Result, error) 
 // Forget stops the warm child kept for runs in workdir. See Warmer.
 func (l *Lua) Forget(workdir string) { l.proc.forget(workdir) }
 
+// Prestart is Warmer.Prestart.
+func (l *Lua) Prestart(req Request) { l.proc.prestart(req) }
+
 // Close stops every warm child; later runs start cold. See Warmer.
 func (l *Lua) Close() error { l.proc.close(); return nil }

@@ -47,9 +47,20 @@ type luaEnv struct {
 	}
 }
 
+// preparedLua is the interpreter prepareLua built, for runLua.
+var preparedLua *luaEnv
+
+// prepareLua builds the interpreter before the script comes (childPrepare):
+// in a warm child, while it waits for its run.
+func prepareLua() { preparedLua = newLuaEnv(nil, os.Stdout) }
+
 // runLua is the "lua" childRuntime.
 func runLua(b *childBridge, p *runParams) doneParams {
-	e := newLuaEnv(b, os.Stdout)
+	e := preparedLua
+	if e == nil {
+		e = newLuaEnv(b, os.Stdout)
+	}
+	e.b = b
 	defer e.L.Close()
 	if p.Args != nil {
 		v, err := e.fromJSON(p.Args)

@@ -183,5 +183,8 @@ func versionAtLeast(v string, major, minor int) bool {
 // Forget stops the warm interpreter kept for runs in workdir. See Warmer.
 func (p *Python) Forget(workdir string) { p.in.proc.forget(workdir) }
 
+// Prestart is Warmer.Prestart.
+func (p *Python) Prestart(req Request) { p.in.proc.prestart(req) }
+
 // Close stops every warm interpreter; later runs start cold. See Warmer.
 func (p *Python) Close() error { p.in.proc.close(); return nil }

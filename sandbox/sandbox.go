@@ -31,6 +31,12 @@ type Warmer interface {
 	// Forget stops the children kept for runs in workdir. Call it before
 	// the workdir is removed or handed to another owner.
 	Forget(workdir string)
+	// Prestart starts, in the background, the child of a first run of
+	// req's Workdir and Limits, as the end of a run does for the next one:
+	// a session's first run then finds it ready. Nothing happens without
+	// the Warm option, for a run that could not use it, or when as many
+	// children are kept as the runner keeps.
+	Prestart(req Request)
 	// Close stops every kept child and keeps no more; Run still works,
 	// starting each child cold.
 	Close() error

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -26,6 +27,12 @@ import (
 // SpareIdle is how long a warm child waits for its run before it is stopped.
 const SpareIdle = 5 * time.Minute
 
+// spareDelay is how long after a run ends its successor's child starts:
+// by then the run's answer has gone out, so starting the child (new
+// namespaces, cgroups, two execs) does not compete for the CPU with the
+// answer the model waits for. A run that comes sooner starts it at once.
+var spareDelay = 5 * time.Millisecond
+
 // maxSpares bounds the warm children of one runner (with its init, a
 // waiting Lua or Python child holds 17 MiB resident, a node child 46 MiB).
 const maxSpares = 4
@@ -40,11 +47,16 @@ type spareKey struct {
 // spare is one child started ahead of its run.
 type spare struct {
 	key   spareKey
-	ready chan struct{} // closed when the start finished; then c or err is set
+	ready chan struct{} // closed when the start finished (or was called off); then c or err is set
 	c     *child
 	err   error
 	idle  *time.Timer // stops the spare when unused for SpareIdle
+	delay *time.Timer // starts it spareDelay after the run that asked for it
+	once  sync.Once   // the start, or calling it off, happens once
 }
+
+// errSpareOff is a spare's error when it was dropped before its start.
+var errSpareOff = errors.New("warm child called off before it started")
 
 // spares are a runner's warm children, and the ends of its runs still in
 // the background (background). Every runner has one; keep (the Warm
@@ -81,6 +93,7 @@ func (s *spares) begin(ctx context.Context, key spareKey) *child {
 	if sp == nil {
 		return nil
 	}
+	s.kick(sp) // still waiting for its delay: a run is here now
 	select {
 	case <-sp.ready: // a spare still starting is further along than a new child would be
 	case <-ctx.Done():
@@ -114,10 +127,10 @@ func (c *child) dead() bool {
 	}
 }
 
-// end notes the end of a run under key and starts, in the background, a
-// spare for the next one, unless the workdir was forgotten meanwhile (its
-// session ended during the run), one exists, the runner is closed or
-// maxSpares are kept.
+// end notes the end of a run under key and starts, spareDelay later in the
+// background, a spare for the next one, unless the workdir was forgotten
+// meanwhile (its session ended during the run), one exists, the runner is
+// closed or maxSpares are kept.
 func (s *spares) end(key spareKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,13 +139,62 @@ func (s *spares) end(key spareKey) {
 		delete(s.runs, key.dir)
 		delete(s.forgot, key.dir)
 	}
-	if forgotten || s.closed || s.byKey[key] != nil || len(s.byKey) >= maxSpares {
+	if forgotten {
+		return
+	}
+	s.keepLocked(key, spareDelay)
+}
+
+// prestart starts a spare for a first run under key, unless the workdir's
+// runs were forgotten, one exists, the runner is closed or maxSpares are
+// kept: a session's first run is then as fast as its later ones.
+func (s *spares) prestart(key spareKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.forgot[key.dir] {
+		return
+	}
+	s.keepLocked(key, spareDelay)
+}
+
+// keepLocked adds a spare for key, started after delay. Called with mu held.
+func (s *spares) keepLocked(key spareKey, delay time.Duration) {
+	if !s.keep || s.closed || s.byKey[key] != nil || len(s.byKey) >= maxSpares {
 		return
 	}
 	sp := &spare{key: key, ready: make(chan struct{})}
 	sp.idle = time.AfterFunc(SpareIdle, func() { s.drop(sp) })
 	s.byKey[key] = sp
-	s.wg.Go(func() { s.start(sp) })
+	if delay <= 0 {
+		sp.once.Do(func() { s.wg.Go(func() { s.start(sp) }) }) // under mu: close waits for it
+		return
+	}
+	sp.delay = time.AfterFunc(delay, func() { s.kick(sp) })
+}
+
+// kick starts sp now if it has not started (or been called off).
+func (s *spares) kick(sp *spare) {
+	sp.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed {
+			sp.err = errSpareOff
+			close(sp.ready)
+			return
+		}
+		s.wg.Go(func() { s.start(sp) }) // added under mu: close, which takes mu first, waits for it
+	})
+}
+
+// callOff marks sp as never to start, unless its start has begun.
+func (sp *spare) callOff() {
+	if sp.delay != nil {
+		sp.delay.Stop()
+	}
+	sp.once.Do(func() {
+		sp.err = errSpareOff
+		close(sp.ready)
+	})
 }
 
 // start starts sp's child and writes it the preamble, so that an
@@ -170,8 +232,10 @@ func (s *spares) drop(sp *spare) {
 	s.mu.Unlock()
 }
 
-// stop waits for sp's start to finish and stops its child.
+// stop calls off sp's start or waits for it to finish, and stops its
+// child.
 func (s *spares) stop(sp *spare) {
+	sp.callOff()
 	<-sp.ready
 	if sp.c != nil {
 		sp.c.discard()
@@ -250,6 +314,14 @@ func (c *child) discard() {
 // plain run without a workdir gets a temporary directory of its own.
 func (p *procRunner) warmable(dir string) bool {
 	return p.warm != nil && p.warm.keep && (dir != "" || p.sandboxed())
+}
+
+// prestart is Warmer.Prestart: a spare for a first run of req.
+func (p *procRunner) prestart(req Request) {
+	if !p.warmable(req.Workdir) || p.exeErr != nil || Detect().Allow(p.language, req.Require) != nil {
+		return
+	}
+	p.warm.prestart(spareKey{dir: req.Workdir, lim: req.Limits.withDefaults()})
 }
 
 // Forgetting and closing, for the runners' exported methods.

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -223,6 +226,13 @@ func TestWarmSparesAreBounded(t *testing.T) {
 	for range maxSpares + 2 {
 		runIn(t, l, t.TempDir(), "return 1", Limits{})
 	}
+	l.proc.warm.mu.Lock()
+	kept := slices.Collect(maps.Values(l.proc.warm.byKey))
+	l.proc.warm.mu.Unlock()
+	for _, sp := range kept {
+		l.proc.warm.kick(sp) // not waiting for spareDelay
+		<-sp.ready
+	}
 	l.proc.warm.close() // waits for every start
 	if got := len(pids()); got != 2*maxSpares+2 {
 		t.Errorf("%d children started for %d runs; want one per run and %d spares", got, maxSpares+2, maxSpares)
@@ -362,5 +372,59 @@ func TestWarmSpareWhoseCommandDiedIsNotUsed(t *testing.T) {
 	}
 	if rl.last(t) {
 		t.Error("a spare whose command had died was used")
+	}
+}
+
+// TestWarmSpareWaitsForItsDelay: the child of the next run does not start
+// while the answer of the run that ended goes out (spareDelay), and a run
+// that comes before the delay is over starts it at once and uses it.
+func TestWarmSpareWaitsForItsDelay(t *testing.T) {
+	old := spareDelay
+	spareDelay = time.Hour
+	t.Cleanup(func() { spareDelay = old })
+	l := newTestLua(t)
+	rl, pids := warmed(t, l.proc)
+	dir := t.TempDir()
+	if res := runIn(t, l, dir, "return 1", Limits{}); res.Err != nil {
+		t.Fatalf("first run: %v", res.Err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := len(pids()); n != 1 {
+		t.Fatalf("%d children started by one run; the next run's child should wait for its delay", n)
+	}
+	if res := runIn(t, l, dir, "return 2", Limits{}); res.Err != nil || string(res.Value) != "2" {
+		t.Fatalf("second run: %s %v", res.Value, res.Err)
+	}
+	if !rl.last(t) {
+		t.Fatal("the second run did not use the spare kept for it")
+	}
+}
+
+// TestWarmPrestart: a spare started ahead of a workdir's first run makes
+// that run warm; without the Warm option Prestart starts nothing.
+func TestWarmPrestart(t *testing.T) {
+	l := newTestLua(t)
+	rl, pids := warmed(t, l.proc)
+	dir := t.TempDir()
+	l.Prestart(Request{Workdir: dir})
+	waitSpare(t, l.proc, dir, Limits{})
+	if res := runIn(t, l, dir, "return 1", Limits{}); res.Err != nil {
+		t.Fatalf("first run: %v", res.Err)
+	}
+	if !rl.last(t) {
+		t.Fatal("the first run after Prestart was not warm")
+	}
+	if n := len(pids()); n != 1 {
+		t.Fatalf("%d children started; want the prestarted one alone", n)
+	}
+
+	cold := newTestLua(t)
+	cold.proc.warm = newSpares(cold.proc, false)
+	var started atomic.Int32
+	cold.proc.onStart = func(int) { started.Add(1) }
+	cold.Prestart(Request{Workdir: t.TempDir()})
+	time.Sleep(100 * time.Millisecond)
+	if n := started.Load(); n != 0 {
+		t.Fatalf("Prestart without Warm started %d children", n)
 	}
 }

@@ -99,6 +99,26 @@ func TestBenchQuick(t *testing.T) {
 	if measured < 6 {
 		t.Errorf("only %d latency rows measured: %+v", measured, rep.Latency)
 	}
+	var runs int
+	for _, o := range rep.Overhead {
+		if o.Note == "" {
+			runs++
+			if o.Search <= 0 || o.Run <= 0 {
+				t.Errorf("run overhead %s: %+v", o.Language, o)
+			}
+		}
+	}
+	if runs == 0 {
+		t.Errorf("no run overhead row measured: %+v", rep.Overhead)
+	}
+	if o := rep.OneCall; o == nil || o.Direct <= 0 || o.Script <= 0 {
+		t.Errorf("one call through a script: %+v", o)
+	}
+	for _, f := range rep.FirstRun {
+		if f.Note == "" && (f.First <= 0 || f.Bare <= 0 || f.Search <= 0) {
+			t.Errorf("first run: %+v", f)
+		}
+	}
 	if len(rep.Memory) != 2 {
 		t.Fatalf("memory rows: %+v", rep.Memory)
 	}
@@ -110,7 +130,7 @@ func TestBenchQuick(t *testing.T) {
 
 	var out bytes.Buffer
 	rep.Print(&out)
-	for _, want := range []string{"o200k_base", "QUICK RUN", "### 1.", "### 2.", "### 3.", "Document copy:", "| 2 |"} {
+	for _, want := range []string{"o200k_base", "QUICK RUN", "### 1.", "### 2.", "### 3.", "Document copy:", "| 2 |", "run_script p50"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed report lacks %q:\n%s", want, out.String())
 		}

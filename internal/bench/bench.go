@@ -58,6 +58,9 @@ type Report struct {
 	CorpusConnect time.Duration
 	Scenarios     []Scenario
 	Latency       []LatencyRow
+	Overhead      []OverheadRow // overhead.go
+	FirstRun      []FirstRunRow
+	OneCall       *OneCallRow
 	Memory        []MemoryRow
 }
 
@@ -111,6 +114,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		{"schema cost of the corpus; search latency", e.corpus},
 		{"task scenarios", e.scenarios},
 		{"latency", e.latency},
+		{"run overhead", e.overhead},
 		{"proxy memory", e.memory},
 	}
 	for _, s := range steps {

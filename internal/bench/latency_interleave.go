@@ -13,7 +13,8 @@ import (
 // a machine shared with other jobs, paths measured one after the other saw
 // loads that differed by more than the paths did. Each row after the first
 // also gets what it added to the first, round by round (the median of the
-// differences). All cases make cases[0].n calls.
+// differences). All cases make cases[0].n calls; a case's before, when
+// set, runs before each of its calls, off the clock.
 func measureInterleaved(ctx context.Context, cases []latencyCase) ([]LatencyRow, error) {
 	for _, c := range cases { // warm-up, not counted
 		if err := c.call(ctx); err != nil {
@@ -29,6 +30,9 @@ func measureInterleaved(ctx context.Context, cases []latencyCase) ([]LatencyRow,
 	for range n {
 		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, i := range order {
+			if cases[i].before != nil {
+				cases[i].before() // off the clock
+			}
 			start := time.Now()
 			if err := cases[i].call(ctx); err != nil {
 				return nil, fmt.Errorf("%s: %w", cases[i].name, err)

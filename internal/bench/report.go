@@ -96,6 +96,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "\nThe echo-call rows were measured together, one call of each per round in a shuffled order, so that they saw the same load. "+
 			"Per round, each took this much more than the direct call (median of the differences): %s.\n", strings.Join(added, "; "))
 	}
+	r.printOverhead(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Memory of the toolfold binary (stdio) with N replay upstreams, each serving an equal slice of the corpus "+
 		"(a tool name two corpus servers share is served once per upstream), after a search and a run_script:")
@@ -154,4 +155,50 @@ func signedMs(d time.Duration) string {
 		return "−" + ms(-d)
 	}
 	return "+" + ms(d)
+}
+
+// printOverhead writes the run overhead rows (overhead.go).
+func (r *Report) printOverhead(w io.Writer) {
+	if len(r.Overhead) > 0 {
+		fmt.Fprintf(w, "\nA trivial run_script against a search_tools call (one MCP round trip), the toolfold binary over stdio in front of the npm memory server, "+
+			"one session, each call %s after the previous one, the calls of a round in a shuffled order; *added* is the median over the rounds of the run minus that round's search:\n\n", thinkTime)
+		fmt.Fprintln(w, "| language | rounds | search_tools p50 | run_script p50 | added | goal |")
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|---|")
+		for _, o := range r.Overhead {
+			if o.Note != "" {
+				fmt.Fprintf(w, "| %s | – | – | – | – | not measured: %s |\n", o.Language, o.Note)
+				continue
+			}
+			goal := "–"
+			if g, ok := OverheadGoals[o.Language]; ok {
+				verdict := "met"
+				if o.Added > g {
+					verdict = "MISSED"
+				}
+				goal = fmt.Sprintf("≤ %s: %s", signedMs(g), verdict)
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", o.Language, o.Samples, ms(o.Search), ms(o.Run), signedMs(o.Added), goal)
+		}
+	}
+	if o := r.OneCall; o != nil {
+		verdict := "met"
+		if o.Added > OneCallGoal {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "\nOne tool call (memory's search_nodes, a small answer) from a warm Lua script through the toolfold binary, against the same call made directly by a client of the server, %d rounds alternated: "+
+			"p50 %s against %s direct, added %s (goal ≤ %s: %s).\n", o.Samples, ms(o.Script), ms(o.Direct), signedMs(o.Added), signedMs(OneCallGoal), verdict)
+	}
+	for _, f := range r.FirstRun {
+		if f.Note != "" {
+			fmt.Fprintf(w, "\nA fresh session's first %s run: not measured: %s.\n", f.Language, f.Note)
+			continue
+		}
+		verdict := "met"
+		if f.First > f.Bare+f.Search {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "\nA fresh session's first %s run (%d sessions, each %s after its first search_tools call), alternated with starting the bare interpreter (`-I -S -c 1`): "+
+			"p50 %s against %s bare + %s search = %s (goal: no slower: %s).\n",
+			f.Language, f.Samples, thinkTime, ms(f.First), ms(f.Bare), ms(f.Search), ms(f.Bare+f.Search), verdict)
+	}
 }

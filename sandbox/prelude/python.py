@@ -6,6 +6,11 @@
 # that imports them pays for them itself.
 import sys, posix, builtins, _thread, _json, _ast
 
+try:  # an extension module (1-3 ms to load): loaded here, before the script is sent
+    import resource as _resource
+except ImportError:
+    _resource = None
+
 _OUT, _IN = 3, 4
 
 
@@ -383,8 +388,10 @@ def _error(e):
 
 def _limit_memory(extra):
     """Lower RLIMIT_DATA to what the interpreter uses now plus the script's share."""
+    resource = _resource
+    if resource is None:
+        return
     try:
-        import resource
         with builtins.open("/proc/self/status", "rb") as f:
             for line in f:
                 if line.startswith(b"VmData:"):
@@ -464,15 +471,17 @@ def _flush():
 
 
 def _main():
+    # What needs no script is done before its run frame is read: in a warm
+    # child, while it waits.
+    sys.path.extend(sys.argv[1:])  # site-packages, without running site
+    builtins.exit = builtins.quit = sys.exit  # site would have defined them
+    sys.argv = ["script"]
+    sys.stdout.reconfigure(line_buffering=True)
     p = _bridge.first()
     lim = p.get("limits") or {}
     _bridge.max = lim.get("max_frame_bytes") or _bridge.max
     if lim.get("memory_bytes"):
         _limit_memory(lim["memory_bytes"])
-    sys.path.extend(sys.argv[1:])  # site-packages, without running site
-    builtins.exit = builtins.quit = sys.exit  # site would have defined them
-    sys.argv = ["script"]
-    sys.stdout.reconfigure(line_buffering=True)
     try:
         value, err = _run(p["code"], p.get("args"), p.get("check", False))
         if err is None and value is not None:
