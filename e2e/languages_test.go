@@ -276,7 +276,9 @@ func needLanguage(t *testing.T, served bool, lang string) {
 
 // TestWarmRunsThroughTheBinary: toolfold serve (sandbox.warm is on by
 // default) answers a session's later runs from the child it started when
-// the previous run ended; each language's first run is cold. The runs see
+// the previous run ended, and its first runs from the children it started
+// with the session (sandbox.prestart: Lua and Python by default; a first
+// JavaScript run is cold). The runs see
 // the session's workspace as cold runs do, and no child is left when
 // toolfold exits (startStdioEnv's cleanup checks).
 func TestWarmRunsThroughTheBinary(t *testing.T) {
@@ -305,8 +307,8 @@ func TestWarmRunsThroughTheBinary(t *testing.T) {
 		}
 	}
 	langOK(t, p.cs, "python", `open("n.txt", "w").write("1")`)
-	if nextRun() {
-		t.Fatal("the first run was warm, before any child could be started ahead")
+	if !nextRun() {
+		t.Fatal("the session's first run was cold: its child should have started with the session (sandbox.prestart)")
 	}
 	for i := 2; i <= 3; i++ {
 		time.Sleep(time.Second) // a model reading the answer; the next child starts meanwhile
@@ -321,7 +323,10 @@ return n`)
 		}
 	}
 	time.Sleep(time.Second)
-	if out := langOK(t, p.cs, "lua", `return 1`); !strings.Contains(out, "=> 1") || nextRun() {
-		t.Errorf("lua's first run: %s (want it cold)", out)
+	if out := langOK(t, p.cs, "lua", `return 1`); !strings.Contains(out, "=> 1") || !nextRun() {
+		t.Errorf("lua's first run: %s (want it warm: lua is in sandbox.prestart's default)", out)
+	}
+	if out := langOK(t, p.cs, "javascript", `return 1`); !strings.Contains(out, "=> 1") || nextRun() {
+		t.Errorf("javascript's first run: %s (want it cold: node is not prestarted by default)", out)
 	}
 }

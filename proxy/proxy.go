@@ -151,7 +151,15 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.workspaces.release(s)
 		p.pool.releaseSession(s)
 	}
-	p.sessions.started = p.prestart // warm.go
+	p.sessions.started = func(s *Session) { // warm.go
+		// The stdio session, toolfold's one client, starts its first runs'
+		// children at once; an HTTP session on its first search_tools, so
+		// that a burst of sessions behind a load balancer is not a burst
+		// of sandboxes.
+		if s.id == "" && s.prestarted.CompareAndSwap(false, true) {
+			p.prestart(s)
+		}
+	}
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))

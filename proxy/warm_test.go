@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -116,6 +118,39 @@ func TestPrestart(t *testing.T) {
 	waitChildren(t, 2, "after a second session started")
 	cs2.Close()
 	waitChildren(t, 1, "after the second session ended, before its first run")
+
+	// An HTTP session starts its first run's child on its first
+	// search_tools, not when it connects: a burst of sessions behind a
+	// load balancer is not a burst of sandboxes.
+	ts := httptest.NewServer(p.HTTPHandler(""))
+	defer ts.Close()
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	if _, err := hc.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	waitChildren(t, 1, "after an HTTP session connected, before it searched")
+	if text, failed := callText(t, hc, "search_tools", map[string]any{"query": "add numbers"}); failed {
+		t.Fatal(text)
+	}
+	waitChildren(t, 2, "after the HTTP session's first search_tools")
+	rl.mu.Lock()
+	before := len(rl.warm)
+	rl.mu.Unlock()
+	if text, failed := callText(t, hc, "run_script", map[string]any{"code": "return 2"}); failed {
+		t.Fatal(text)
+	}
+	rl.mu.Lock()
+	after := len(rl.warm)
+	rl.mu.Unlock()
+	if warm, ok := rl.last(); !ok || !warm || after != before+1 {
+		t.Fatalf("the HTTP session's first run was not warm")
+	}
+	hc.Close()
 	p.Close()
 	waitChildren(t, 0, "after Close")
 }
