@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/oauth"
 )
 
 // Pool holds one supervised session per configured upstream. Upstreams
@@ -51,6 +52,20 @@ func newPool(ups []config.Upstream, log *slog.Logger, version string, onChange f
 func (p *Pool) setScrub(f func(string) string) {
 	for _, u := range p.ups {
 		u.scrub = f
+	}
+}
+
+// SetOAuth gives every HTTP upstream with oauth: settings its sign-in
+// handler (package oauth), kept across its reconnects; call before Start.
+// A nil opts leaves them without one: they fail to connect, saying so.
+func (p *Pool) SetOAuth(opts *oauth.Options) {
+	if opts == nil {
+		return
+	}
+	for _, u := range p.ups {
+		if o := u.cfg.OAuth; o != nil && u.cfg.Transport == "http" {
+			u.auth = oauth.New(u.cfg.Name, u.cfg.URL, oauth.Settings{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes}, opts)
+		}
 	}
 }
 

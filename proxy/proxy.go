@@ -13,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/oauth"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
@@ -56,6 +57,11 @@ type Options struct {
 	// Audit receives a line per tool call and per run (package audit);
 	// nil records nothing. The caller opens and closes it.
 	Audit *audit.Log
+
+	// OAuth signs in to the HTTP upstreams with oauth: settings (package
+	// oauth): where tokens are kept, and whether a sign-in may start by
+	// itself (Open). Nil: such an upstream fails to connect, saying so.
+	OAuth *oauth.Options
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -159,6 +165,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
 	p.pool.setScrub(p.pii.redactFunc())
+	p.pool.SetOAuth(opts.OAuth)
 	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,

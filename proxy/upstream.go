@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/oauth"
 )
 
 // Upstream states, as `toolfold check` and search results show them.
@@ -39,6 +40,10 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
+	if strings.Contains(e.Reason, "toolfold login ") {
+		// Waiting will not help: the user must sign in first.
+		return fmt.Sprintf("upstream %q is unavailable (%s); tell the user, then retry once they have", e.Server, e.Reason)
+	}
 	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
 }
 
@@ -58,6 +63,7 @@ type upstream struct {
 	// as it is (PII rewriting off).
 	scrub    func(string) string
 	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
+	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -144,6 +150,9 @@ func (u *upstream) run(ctx context.Context) {
 
 // connect opens a session and lists the tools, within the connect timeout.
 func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	if u.cfg.OAuth != nil && u.auth == nil {
+		return nil, errors.New("oauth: is set but this toolfold command keeps no OAuth tokens")
+	}
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
 	start := time.Now()
@@ -267,14 +276,18 @@ func (u *upstream) lost(err error) error {
 
 // explain turns a connection failure into a message that says what to fix.
 func (u *upstream) explain(step string, ctx context.Context, err error, stdio *stdioTransport) error {
+	var login *oauth.LoginNeededError
+	if errors.As(err, &login) {
+		return login // says what to do; the transport's wrapping adds nothing
+	}
 	var b strings.Builder
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(&b, "%s: no answer within %s (raise connect_timeout if the server is slow to start)", step, u.cfg.ConnectTimeout)
 	} else {
 		fmt.Fprintf(&b, "%s: %v", step, err)
 	}
-	if stdio == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
-		b.WriteString(`; the server wants credentials: put a token it accepts in this upstream's headers: (Authorization: "Bearer ${TOKEN}"); toolfold does not sign in with OAuth`)
+	if stdio == nil && u.cfg.OAuth == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
+		fmt.Fprintf(&b, "; the server wants credentials: add `oauth: {}` to this upstream for toolfold to sign in with OAuth (then run `toolfold login %s`), or put a token it accepts in its headers: (Authorization: \"Bearer ${TOKEN}\")", u.cfg.Name)
 	}
 	if stdio != nil {
 		if st := stdio.ExitState(); st != "" {
@@ -289,11 +302,15 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 
 func (u *upstream) transport(order *noteOrder) (mcp.Transport, *stdioTransport) {
 	if u.cfg.Transport == "http" {
-		return &mcp.StreamableClientTransport{
+		t := &mcp.StreamableClientTransport{
 			Endpoint:     u.cfg.URL,
 			HTTPClient:   &http.Client{Transport: headerTransport{u.cfg.Headers, order}},
 			MaxEventSize: maxUpstreamFrame,
-		}, nil
+		}
+		if u.auth != nil {
+			t.OAuthHandler = u.auth
+		}
+		return t, nil
 	}
 	st := newStdioTransport(u.cfg, u.log)
 	st.order = order
