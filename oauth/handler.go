@@ -53,6 +53,14 @@ func (e *LoginNeededError) Error() string {
 	return fmt.Sprintf("sign-in needed (%s): run `toolfold login %s` in a terminal", e.Why, e.Upstream)
 }
 
+// Error is Authorize's failure to sign in (the server refused, the user did
+// not finish in time, ...): the upstream is reachable, so a caller should
+// not take it for a broken connection.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
 // Retry bound on sign-ins: a server that keeps refusing must not open a
 // browser page at every reconnect.
 const (
@@ -153,9 +161,9 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		if !addsScope(granted, wanted) {
 			resp.Body.Close()
 			if len(wanted) == 0 {
-				return fmt.Errorf("the server refuses the token for insufficient scope without naming the scope it wants; signing in again would not help")
+				return &Error{errors.New("the server refuses the token for insufficient scope without naming the scope it wants; signing in again would not help")}
 			}
-			return fmt.Errorf("the server refuses the token for insufficient scope, asking for %q, which it was already granted; signing in again would not help", strings.Join(wanted, " "))
+			return &Error{fmt.Errorf("the server refuses the token for insufficient scope, asking for %q, which it was already granted; signing in again would not help", strings.Join(wanted, " "))}
 		}
 		why = fmt.Sprintf("the server asks for more scope: %s", strings.Join(wanted, " "))
 	case cur == nil:
@@ -183,7 +191,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	if len(h.flows) >= maxFlows {
 		h.mu.Unlock()
 		resp.Body.Close()
-		return fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s)", maxFlows, flowWindow, why)
+		return &Error{fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s)", maxFlows, flowWindow, why)}
 	}
 	h.flows = append(h.flows, now)
 	h.mu.Unlock()
@@ -191,7 +199,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	h.log.Info("signing in with OAuth", "why", why)
 	src, err := h.flow(ctx, req, resp, cur)
 	if err != nil {
-		return fmt.Errorf("signing in: %w", err)
+		return &Error{fmt.Errorf("signing in: %w", err)}
 	}
 	h.adopt(src)
 	return nil

@@ -280,6 +280,10 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 	if errors.As(err, &login) {
 		return login // says what to do; the transport's wrapping adds nothing
 	}
+	var signIn *oauth.Error
+	if errors.As(err, &signIn) {
+		return fmt.Errorf("%s: %w", step, signIn)
+	}
 	var b strings.Builder
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(&b, "%s: no answer within %s (raise connect_timeout if the server is slow to start)", step, u.cfg.ConnectTimeout)
@@ -365,11 +369,17 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	cctx, cancel := u.timeouts.start(ctx)
 	defer cancel()
 	res, err := cs.CallTool(cctx, params)
+	var login *oauth.LoginNeededError
+	var signIn *oauth.Error
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.As(err, &login): // a step-up the user must do
+		return nil, &UnavailableError{Server: u.cfg.Name, Reason: login.Error()}
+	case errors.As(err, &signIn): // not a broken connection: keep the session
+		return nil, fmt.Errorf("upstream %q: %s: %v", u.cfg.Name, tool, signIn)
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
 	case disconnected(err):

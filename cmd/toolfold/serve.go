@@ -115,6 +115,9 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 		opts = &proxy.Options{}
 	}
 	opts.Logger, opts.Version = log, buildVersion()
+	if opts.OAuth == nil {
+		opts.OAuth = oauthOptions(cfg, log, os.Stderr, false)
+	}
 	if opts.Runners == nil {
 		var st []langStatus
 		opts.Runners, st = languages(cfg, log, false)
