@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -345,6 +346,13 @@ if (c.client_secret) o.client_secret = c.client_secret;
 if (process.env.OAUTH_CLIENT_ID) o.client_id = process.env.OAUTH_CLIENT_ID;
 process.stdout.write(JSON.stringify(o));')
 printf 'upstreams:\n  server:\n    url: "%s"\n    connect_timeout: 60s\n    call_timeout: 30s\n    oauth: %s\n' "$1" "$oauth" > "$cfg"
+if [ -n "$LOGIN" ]; then
+	# toolfold login signs in and stores the token; check shows it; run
+	# then uses it without being allowed to sign in by itself.
+	"$TOOLFOLD" login -c "$cfg" server > "$dir/login.txt" 2>&1 || { cat "$dir/login.txt" >&2; exit 1; }
+	env -u TOOLFOLD_OAUTH_OPEN "$TOOLFOLD" check -c "$cfg" > "$dir/check.txt" 2>&1
+	exec env -u TOOLFOLD_OAUTH_OPEN "$TOOLFOLD" run -c "$cfg" "$dir/call.lua"
+fi
 exec "$TOOLFOLD" run -c "$cfg" "$dir/call.lua"
 `
 
@@ -403,14 +411,21 @@ func TestConformanceClientAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"TOOLFOLD=" + needToolfold(t), "NODE=" + node, "TOOLFOLD_OAUTH_OPEN=" + filepath.Join(dir, "open.sh")}
-	type variant struct{ name, scenario, clientID string }
+	type variant struct {
+		name, scenario, clientID string
+		login                    bool
+	}
 	var runs []variant
 	for _, name := range authScenarios(t) {
-		runs = append(runs, variant{name, name, ""})
+		runs = append(runs, variant{name: name, scenario: name})
 	}
-	// basic-cimd once more with a client ID metadata document URL as
-	// client_id: the scenario's server checks it is the client_id sent.
-	runs = append(runs, variant{"auth/basic-cimd (client_id: a CIMD URL)", "auth/basic-cimd", "https://conformance-test.local/client-metadata.json"})
+	runs = append(runs,
+		// basic-cimd once more with a client ID metadata document URL as
+		// client_id: the scenario's server checks it is the client_id sent.
+		variant{name: "auth/basic-cimd (client_id: a CIMD URL)", scenario: "auth/basic-cimd", clientID: "https://conformance-test.local/client-metadata.json"},
+		// The sign-in by toolfold login; run uses the stored token.
+		variant{name: "auth/metadata-default (toolfold login, then run)", scenario: "auth/metadata-default", login: true},
+	)
 
 	var table strings.Builder
 	table.WriteString("| scenario | result |\n|---|---|\n")
@@ -425,6 +440,9 @@ func TestConformanceClientAuth(t *testing.T) {
 			}
 		}
 		renv := append(slices.Clone(env), "OAUTH_CLIENT_ID="+r.clientID)
+		if r.login {
+			renv = append(renv, "LOGIN=1")
+		}
 		res := runConformance(t, renv, "client", "--command", filepath.Join(rdir, "client.sh"), "--scenario", r.scenario, "--timeout", "90000")
 		s, ok := res[r.scenario]
 		reason, expected := authFailures[r.name]
@@ -438,6 +456,19 @@ func TestConformanceClientAuth(t *testing.T) {
 			t.Errorf("%s failed: %v", r.name, s.Failures)
 		case r.clientID != "" && len(s.Warnings) > 0:
 			t.Errorf("%s: warnings %v", r.name, s.Warnings)
+		}
+		if r.login {
+			login, _ := os.ReadFile(filepath.Join(rdir, "login.txt"))
+			check, _ := os.ReadFile(filepath.Join(rdir, "check.txt"))
+			if !regexp.MustCompile(`signed in to server: 1 tools; token valid until [^;]+; kept in .*oauth.json`).Match(login) {
+				t.Errorf("toolfold login printed:\n%s", login)
+			}
+			if !regexp.MustCompile(`(?m)^  server: valid until `).Match(check) {
+				t.Errorf("toolfold check printed no valid token for server:\n%s", check)
+			}
+			if bytes.Contains(login, []byte("test-token")) || bytes.Contains(check, []byte("test-token")) {
+				t.Errorf("toolfold printed the access token")
+			}
 		}
 		result := "pass"
 		if !s.passed() {

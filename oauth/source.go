@@ -106,6 +106,8 @@ func setToken(r *Record, tok *oauth2.Token, now time.Time) {
 	}
 }
 
+const stamp = "2006-01-02 15:04:05 MST"
+
 // Status describes the stored sign-in of upstream name at url for `toolfold
 // check`: the state, and whether the upstream can be used without a login.
 func Status(rec *Record, name, url string, now time.Time) (string, bool) {
@@ -118,11 +120,11 @@ func Status(rec *Record, name, url string, now time.Time) (string, bool) {
 	case rec.Expiry.IsZero():
 		return "signed in (the token has no expiry)", true
 	case now.Before(rec.Expiry) && rec.RefreshToken != "":
-		return fmt.Sprintf("valid until %s, refreshable", rec.Expiry.Local().Format(time.DateTime)), true
+		return fmt.Sprintf("valid until %s, refreshable", rec.Expiry.Local().Format(stamp)), true
 	case now.Before(rec.Expiry):
-		return fmt.Sprintf("valid until %s, not refreshable (then %s)", rec.Expiry.Local().Format(time.DateTime), login), true
+		return fmt.Sprintf("valid until %s, not refreshable (then %s)", rec.Expiry.Local().Format(stamp), login), true
 	case rec.RefreshToken != "":
-		return fmt.Sprintf("expired at %s, refreshable: refreshed at the next connection", rec.Expiry.Local().Format(time.DateTime)), true
+		return fmt.Sprintf("expired at %s, refreshable: refreshed at the next connection", rec.Expiry.Local().Format(stamp)), true
 	}
-	return fmt.Sprintf("expired at %s and not refreshable: %s", rec.Expiry.Local().Format(time.DateTime), login), false
+	return fmt.Sprintf("expired at %s and not refreshable: %s", rec.Expiry.Local().Format(stamp), login), false
 }
