@@ -58,6 +58,12 @@ type Options struct {
 	// nil records nothing. The caller opens and closes it.
 	Audit *audit.Log
 
+	// CachedTools are upstreams' tool lists from when they last connected
+	// (the catalog cache), by name: searchable, marked as connecting,
+	// until the upstream's first connection attempt ends; WaitReady does
+	// not wait for them. Nil: none.
+	CachedTools map[string][]*mcp.Tool
+
 	// OAuth signs in to the HTTP upstreams with oauth: settings (package
 	// oauth): where tokens are kept, and whether a sign-in may start by
 	// itself (Open). Nil: such an upstream fails to connect, saying so.
@@ -166,6 +172,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.pool.setHooks(p.fwd)
 	p.pool.setScrub(p.pii.redactFunc())
 	p.pool.SetOAuth(opts.OAuth)
+	p.pool.SetCached(opts.CachedTools)
 	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,
@@ -297,8 +304,10 @@ func unavailableReason(s ProvidedServer) string {
 	switch s.State {
 	case StateReady:
 		return ""
-	case StateDown:
-		return s.Err
+	case StateDown, StateConnecting:
+		if s.Err != "" {
+			return s.Err
+		}
 	}
 	return s.State
 }

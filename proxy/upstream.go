@@ -64,6 +64,7 @@ type upstream struct {
 	scrub    func(string) string
 	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
 	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
+	cached   []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -359,6 +360,18 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	u.mu.Lock()
 	cs, state, err := u.cs, u.state, u.err
 	u.mu.Unlock()
+	if cs == nil && state == StateConnecting {
+		// A tool found in the cached catalog before the upstream's first
+		// connection: wait for it (bounded by connect_timeout).
+		select {
+		case <-u.firstDone:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		u.mu.Lock()
+		cs, state, err = u.cs, u.state, u.err
+		u.mu.Unlock()
+	}
 	if cs == nil {
 		reason := state
 		if err != nil {

@@ -19,6 +19,8 @@ import (
 // startupWait bounds how long serve waits for upstreams before answering
 // the client: a slow upstream (npx downloading a package) joins later, and
 // clients learn of its tools through notifications/tools/list_changed.
+// Upstreams in the catalog cache are not waited for: their cached tools
+// are searchable meanwhile, marked as connecting.
 const startupWait = 15 * time.Second
 
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
@@ -88,6 +90,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		Store:          st,
 		ReadyCheck:     ready,
 		Audit:          aud,
+		// Upstreams listed before are searchable at once from the catalog
+		// cache, marked as connecting; serve waits only for the others.
+		CachedTools: cachedTools(cfg),
 	})
 	defer p.Close()
 	saveCatalog(cfg, p.Status(), log)
