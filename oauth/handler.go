@@ -94,6 +94,7 @@ func New(name, url string, set Settings, opts *Options) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	h.log = h.log.With("upstream", name)
 	if h.client == nil {
 		h.client = http.DefaultClient
 	}
