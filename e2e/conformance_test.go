@@ -159,7 +159,7 @@ func runConformance(t *testing.T, env []string, args ...string) map[string]scena
 			continue
 		}
 		var checks []struct {
-			ID, Status, ErrorMessage string
+			ID, Status, ErrorMessage, Description string
 		}
 		if err := readJSON(filepath.Join(out, filepath.FromSlash(dir), "checks.json"), &checks); err != nil {
 			t.Fatalf("reading the suite's results: %v\noutput:\n%s", err, stdout)
@@ -170,7 +170,11 @@ func runConformance(t *testing.T, env []string, args ...string) map[string]scena
 			case "FAILURE":
 				s.Failures = append(s.Failures, c.ID+": "+c.ErrorMessage)
 			case "WARNING":
-				s.Warnings = append(s.Warnings, c.ID+": "+c.ErrorMessage)
+				msg := c.ErrorMessage
+				if msg == "" {
+					msg = c.Description
+				}
+				s.Warnings = append(s.Warnings, c.ID+": "+msg)
 			}
 		}
 		if len(checks) == 0 {
