@@ -143,7 +143,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 
 	// A token saved meanwhile (toolfold login in a terminal while serve
 	// runs) is tried before anything else.
-	if resp.StatusCode == http.StatusUnauthorized {
+	if resp.StatusCode == http.StatusUnauthorized && !h.opts.Fresh {
 		if rec, err := h.opts.Store.Get(h.name); err == nil && rec != nil && rec.URL == h.url &&
 			(cur == nil || rec.AccessToken != cur.AccessToken) && !expired(rec, time.Now()) {
 			h.adopt(h.newSource(rec))
@@ -334,6 +334,10 @@ func (h *Handler) fetch(ctx context.Context, url string, results <-chan callback
 	finish := func() {
 		// The opener (a browser launcher, or a command that fetches the
 		// URL) has a moment to end by itself, then is stopped.
+		if opened == nil { // it has ended
+			cancel()
+			return
+		}
 		select {
 		case <-opened:
 		case <-time.After(5 * time.Second):
@@ -342,20 +346,28 @@ func (h *Handler) fetch(ctx context.Context, url string, results <-chan callback
 		}
 		cancel()
 	}
+	got := func(res callback) (*auth.AuthorizationResult, error) {
+		finish()
+		if res.err != nil {
+			return nil, res.err
+		}
+		return &auth.AuthorizationResult{Code: res.code, State: res.state, Iss: res.iss}, nil
+	}
 	for {
 		select {
 		case res := <-results:
-			finish()
-			if res.err != nil {
-				return nil, res.err
-			}
-			return &auth.AuthorizationResult{Code: res.code, State: res.state, Iss: res.iss}, nil
+			return got(res)
 		case err := <-opened:
+			opened = nil // done; the code comes through the redirect
 			if err != nil {
+				select {
+				case res := <-results: // it came all the same
+					return got(res)
+				default:
+				}
 				cancel()
 				return nil, fmt.Errorf("showing the sign-in page: %w", err)
 			}
-			opened = nil // done; the code comes through the redirect
 		case <-ctx.Done():
 			cancel()
 			if opened != nil {

@@ -427,3 +427,53 @@ func sortedFields(s string) string {
 	slices.Sort(f)
 	return strings.Join(f, " ")
 }
+
+// Fresh (toolfold login) signs in anew even when a usable token is stored.
+func TestFreshSignsInAgain(t *testing.T) {
+	f := newFakeAuth(t)
+	path := filepath.Join(t.TempDir(), "oauth.json")
+	var opened []string
+	ctx := context.Background()
+	first := New("remote", f.srv.URL+"/mcp", Settings{}, &Options{Store: NewStore(path), Open: browser(&opened)})
+	if code, _, err := do(ctx, first, f.srv.URL+"/mcp"); err != nil || code != 200 {
+		t.Fatalf("%d %v", code, err)
+	}
+	before, _ := NewStore(path).Get("remote")
+	again := New("remote", f.srv.URL+"/mcp", Settings{}, &Options{Store: NewStore(path), Open: browser(&opened), Fresh: true})
+	if code, _, err := do(ctx, again, f.srv.URL+"/mcp"); err != nil || code != 200 {
+		t.Fatalf("%d %v", code, err)
+	}
+	after, _ := NewStore(path).Get("remote")
+	if len(opened) != 2 || after.AccessToken == before.AccessToken {
+		t.Errorf("sign-ins %d, token %s then %s; want a second sign-in and a new token", len(opened), before.AccessToken, after.AccessToken)
+	}
+}
+
+// An opener that returns at once (a browser launcher) while the redirect
+// comes later: the sign-in completes, without waiting on the opener.
+func TestOpenerReturnsBeforeRedirect(t *testing.T) {
+	f := newFakeAuth(t)
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	launcher := func(_ context.Context, u string) error {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(100 * time.Millisecond)
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	h := New("remote", f.srv.URL+"/mcp", Settings{}, &Options{Store: NewStore(filepath.Join(t.TempDir(), "oauth.json")), Open: launcher})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if code, _, err := do(ctx, h, f.srv.URL+"/mcp"); err != nil || code != 200 {
+		t.Fatalf("%d %v", code, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the sign-in took %v", d)
+	}
+}
