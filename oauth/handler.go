@@ -132,7 +132,6 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		resp.Body.Close()
 		return nil // not an authorization matter: the retry's 403 is the answer
 	}
-
 	h.mu.Lock()
 	gen := h.gen
 	var cur *Record
@@ -141,62 +140,26 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	h.mu.Unlock()
 
-	// A token saved meanwhile (toolfold login in a terminal while serve
-	// runs) is tried before anything else.
-	if resp.StatusCode == http.StatusUnauthorized && !h.opts.Fresh {
-		if rec, err := h.opts.Store.Get(h.name); err == nil && rec != nil && rec.URL == h.url &&
-			(cur == nil || rec.AccessToken != cur.AccessToken) && !expired(rec, time.Now()) {
-			h.adopt(h.newSource(rec))
-			resp.Body.Close()
-			return nil
-		}
+	if resp.StatusCode == http.StatusUnauthorized && h.adoptStored(cur) {
+		resp.Body.Close()
+		return nil
 	}
-
-	var why string
+	why, err := reason(req, resp, cur, wanted)
 	switch {
-	case resp.StatusCode == http.StatusForbidden:
-		var granted []string
-		if cur != nil {
-			granted = cur.Scopes
-		}
-		if !addsScope(granted, wanted) {
-			resp.Body.Close()
-			if len(wanted) == 0 {
-				return &Error{errors.New("the server refuses the token for insufficient scope without naming the scope it wants; signing in again would not help")}
-			}
-			return &Error{fmt.Errorf("the server refuses the token for insufficient scope, asking for %q, which it was already granted; signing in again would not help", strings.Join(wanted, " "))}
-		}
-		why = fmt.Sprintf("the server asks for more scope: %s", strings.Join(wanted, " "))
-	case cur == nil:
-		why = "not signed in"
-	case req.Header.Get("Authorization") == "":
-		why = "the stored token expired and could not be refreshed"
-	default:
-		why = "the server refused the stored token"
-	}
-	if h.opts.Open == nil {
+	case err != nil:
+		resp.Body.Close()
+		return err
+	case h.opts.Open == nil:
 		resp.Body.Close()
 		return &LoginNeededError{Upstream: h.name, Why: why}
 	}
 
 	h.flowMu.Lock()
 	defer h.flowMu.Unlock()
-	h.mu.Lock()
-	if h.gen != gen { // another request's sign-in finished while this one waited
-		h.mu.Unlock()
+	if proceed, err := h.claimFlow(gen, why); !proceed {
 		resp.Body.Close()
-		return nil
+		return err
 	}
-	now := time.Now()
-	h.flows = slices.DeleteFunc(h.flows, func(t time.Time) bool { return now.Sub(t) > flowWindow })
-	if len(h.flows) >= maxFlows {
-		h.mu.Unlock()
-		resp.Body.Close()
-		return &Error{fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s)", maxFlows, flowWindow, why)}
-	}
-	h.flows = append(h.flows, now)
-	h.mu.Unlock()
-
 	h.log.Info("signing in with OAuth", "why", why)
 	src, err := h.flow(ctx, req, resp, cur)
 	if err != nil {
@@ -204,6 +167,62 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	h.adopt(src)
 	return nil
+}
+
+// adoptStored adopts a usable token saved meanwhile (toolfold login in a
+// terminal while serve runs), unless this is a fresh sign-in.
+func (h *Handler) adoptStored(cur *Record) bool {
+	if h.opts.Fresh {
+		return false
+	}
+	rec, err := h.opts.Store.Get(h.name)
+	if err != nil || rec == nil || rec.URL != h.url || (cur != nil && rec.AccessToken == cur.AccessToken) || expired(rec, time.Now()) {
+		return false
+	}
+	h.adopt(h.newSource(rec))
+	return true
+}
+
+// reason says why a sign-in is needed, or, for a step-up that cannot
+// help, returns an error.
+func reason(req *http.Request, resp *http.Response, cur *Record, wanted []string) (string, error) {
+	switch {
+	case resp.StatusCode == http.StatusForbidden:
+		var granted []string
+		if cur != nil {
+			granted = cur.Scopes
+		}
+		switch {
+		case len(wanted) == 0:
+			return "", &Error{errors.New("the server refuses the token for insufficient scope without naming the scope it wants; signing in again would not help")}
+		case !addsScope(granted, wanted):
+			return "", &Error{fmt.Errorf("the server refuses the token for insufficient scope, asking for %q, which it was already granted; signing in again would not help", strings.Join(wanted, " "))}
+		}
+		return "the server asks for more scope: " + strings.Join(wanted, " "), nil
+	case cur == nil:
+		return "not signed in", nil
+	case req.Header.Get("Authorization") == "":
+		return "the stored token expired and could not be refreshed", nil
+	}
+	return "the server refused the stored token", nil
+}
+
+// claimFlow decides, holding flowMu, whether this request signs in: not
+// when another request's sign-in finished while it waited (proceed false,
+// nil: retry), nor past the bound on sign-ins (an error).
+func (h *Handler) claimFlow(gen int, why string) (proceed bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gen != gen {
+		return false, nil
+	}
+	now := time.Now()
+	h.flows = slices.DeleteFunc(h.flows, func(t time.Time) bool { return now.Sub(t) > flowWindow })
+	if len(h.flows) >= maxFlows {
+		return false, &Error{fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s)", maxFlows, flowWindow, why)}
+	}
+	h.flows = append(h.flows, now)
+	return true, nil
 }
 
 // adopt makes src the token source in use.
@@ -228,11 +247,31 @@ func (h *Handler) flow(ctx context.Context, req *http.Request, resp *http.Respon
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
+	var made *source
+	cfg := h.codeConfig(redirect, results, cur, &made)
+	ach, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if err := ach.Authorize(ctx, req, resp); err != nil { // closes resp.Body
+		return nil, clean(err)
+	}
+	if made == nil {
+		return nil, errors.New("the sign-in finished without a token")
+	}
+	return made, nil
+}
+
+// codeConfig configures the go-sdk's authorization-code handler for one
+// sign-in: the redirect, the client (configured, else registered), the
+// scopes (granted so far, configured, and asked for), and where the token
+// goes (the store, and *made).
+func (h *Handler) codeConfig(redirect string, results <-chan callback, cur *Record, made **source) *auth.AuthorizationCodeHandlerConfig {
 	var granted []string
 	if cur != nil {
 		granted = cur.Scopes
 	}
-	var made *source
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
@@ -266,8 +305,8 @@ func (h *Handler) flow(ctx context.Context, req *http.Request, resp *http.Respon
 			if err := h.opts.Store.Put(h.name, rec); err != nil {
 				h.log.Warn("the OAuth token is not kept for the next start", "err", err)
 			}
-			made = h.newSource(rec)
-			return made, nil
+			*made = h.newSource(rec)
+			return *made, nil
 		},
 	}
 	switch id := h.set.ClientID; {
@@ -279,18 +318,7 @@ func (h *Handler) flow(ctx context.Context, req *http.Request, resp *http.Respon
 			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: h.set.ClientSecret}
 		}
 	}
-	ach, err := auth.NewAuthorizationCodeHandler(cfg)
-	if err != nil {
-		resp.Body.Close()
-		return nil, err
-	}
-	if err := ach.Authorize(ctx, req, resp); err != nil { // closes resp.Body
-		return nil, clean(err)
-	}
-	if made == nil {
-		return nil, errors.New("the sign-in finished without a token")
-	}
-	return made, nil
+	return cfg
 }
 
 // callback is what the authorization server's redirect brought.
