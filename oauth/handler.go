@@ -219,7 +219,7 @@ func (h *Handler) claimFlow(gen int, why string) (proceed bool, err error) {
 	now := time.Now()
 	h.flows = slices.DeleteFunc(h.flows, func(t time.Time) bool { return now.Sub(t) > flowWindow })
 	if len(h.flows) >= maxFlows {
-		return false, &Error{fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s)", maxFlows, flowWindow, why)}
+		return false, &Error{fmt.Errorf("gave up signing in: %d sign-ins within %s did not satisfy the server (%s); run `toolfold login %s` to try again", maxFlows, flowWindow, why, h.name)}
 	}
 	h.flows = append(h.flows, now)
 	return true, nil
