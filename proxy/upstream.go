@@ -360,7 +360,7 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	u.mu.Lock()
 	cs, state, err := u.cs, u.state, u.err
 	u.mu.Unlock()
-	if cs == nil && state == StateConnecting {
+	if cs == nil && state == StateConnecting && u.cached != nil {
 		// A tool found in the cached catalog before the upstream's first
 		// connection: wait for it (bounded by connect_timeout).
 		select {
