@@ -53,6 +53,9 @@ type Upstream struct {
 	// http (streamable HTTP)
 	URL     string            // http or https
 	Headers map[string]string // sent with every request; may be nil
+	// OAuth, when set, signs in to the upstream with OAuth 2.1 (the
+	// oauth: key; package oauth). Nil: no OAuth.
+	OAuth *OAuth
 	// Timeouts
 	ConnectTimeout time.Duration // to connect and list tools; default 60s
 	CallTimeout    time.Duration // per tool call; default 120s
@@ -65,6 +68,17 @@ type Upstream struct {
 	// Instances bounds the instances of a scope: session upstream running
 	// at once; 0 means DefaultInstances (MaxInstances).
 	Instances int
+}
+
+// OAuth holds an HTTP upstream's oauth settings. Every field is optional:
+// the authorization server, its endpoints and the scopes are discovered,
+// and toolfold registers itself when no client_id is given.
+type OAuth struct {
+	// ClientID is a client registered in advance with the authorization
+	// server, or an https URL of a client ID metadata document.
+	ClientID     string
+	ClientSecret string   // the pre-registered client's secret; may be empty
+	Scopes       []string // requested besides those the server asks for
 }
 
 // MaxInstances is the bound on a scope: session upstream's instances.

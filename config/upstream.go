@@ -20,7 +20,8 @@ const (
 // Keys of one upstream in proxy.yaml, and of one server in a client's file.
 var (
 	upstreamKeys = []string{"description", "transport", "command", "args", "env", "cwd",
-		"url", "headers", "connect_timeout", "call_timeout", "disabled", "scope", "instances"}
+		"url", "headers", "oauth", "connect_timeout", "call_timeout", "disabled", "scope", "instances"}
+	oauthKeys  = []string{"client_id", "client_secret", "scopes"}
 	clientKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 		"disabled", "description"}
 	// clientURLKeys name the url in some clients' files: Windsurf's
@@ -65,7 +66,7 @@ func (d *decoder) upstream(src *upstreamSource, name string, key, val *yaml.Node
 	sub := &decoder{file: d.file, budget: d.budget}
 	if fs, ok := sub.mapping(val, path, "a map of settings (command, args, … or url)"); ok {
 		for _, f := range fs {
-			if !isNull(f.val) {
+			if !isNull(f.val) || (f.name == "oauth" && !src.client) { // a bare oauth: turns it on
 				sub.field(src, e, f)
 			}
 		}
@@ -128,6 +129,8 @@ func (d *decoder) field(src *upstreamSource, e *entry, f field) {
 		}
 	case "env", "headers":
 		d.stringMap(src, e, f, p)
+	case "oauth":
+		u.OAuth = d.oauth(src, e, f.val, p)
 	case "connect_timeout":
 		u.ConnectTimeout, _ = d.duration(f.val, p)
 	case "call_timeout":
@@ -151,6 +154,41 @@ func (d *decoder) field(src *upstreamSource, e *entry, f field) {
 			}
 		}
 	}
+}
+
+// oauth decodes an upstream's oauth settings; a null or empty map turns
+// OAuth on with every setting discovered (client registration included).
+func (d *decoder) oauth(src *upstreamSource, e *entry, n *yaml.Node, p string) *OAuth {
+	o := &OAuth{}
+	if isNull(n) {
+		return o
+	}
+	fs, ok := d.mapping(n, p, "a map (client_id, client_secret, scopes), or {} to discover everything")
+	if !ok {
+		return o
+	}
+	for _, f := range fs {
+		fp := join(p, f.name)
+		switch f.name {
+		case "client_id":
+			o.ClientID = d.text(src, e, f.val, fp)
+		case "client_secret":
+			o.ClientSecret = d.text(src, e, f.val, fp)
+		case "scopes":
+			items, _ := d.strList(f.val, fp)
+			for i, item := range items {
+				if s := d.expandNode(src.x, e, item, fmt.Sprintf("%s[%d]", fp, i)); s != "" {
+					o.Scopes = append(o.Scopes, strings.Fields(s)...)
+				}
+			}
+		default:
+			d.errorf(f.key, fp, "%s", unknownKey(f.name, oauthKeys))
+		}
+	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		d.errorf(n, join(p, "client_id"), "required with client_secret (the secret belongs to a client registered in advance)")
+	}
+	return o
 }
 
 // text reads a non-empty string and expands its ${VAR}s.
@@ -258,7 +296,7 @@ func (d *decoder) check(src *upstreamSource, e *entry) {
 	}
 	switch u.Transport {
 	case "stdio":
-		d.only(e, "stdio", "url", "headers")
+		d.only(e, "stdio", "url", "headers", "oauth")
 		if e.set["command"] == nil && !e.guessed["command"] {
 			d.errorf(e.key, join(e.path, "command"), "required for stdio")
 		}
@@ -267,6 +305,13 @@ func (d *decoder) check(src *upstreamSource, e *entry) {
 		d.only(e, "http", "command", "args", "env", "cwd")
 		if u.Scope == ScopeSession {
 			d.errorf(e.set["scope"].val, join(e.path, "scope"), "session starts a server process per client session, which only a stdio upstream has; an http server keeps its sessions apart itself")
+		}
+		if f := e.set["oauth"]; f != nil {
+			for k := range u.Headers {
+				if strings.EqualFold(k, "Authorization") {
+					d.errorf(f.key, join(e.path, "oauth"), "headers.%s sets the Authorization header that oauth fills with the signed-in token; keep one of them", k)
+				}
+			}
 		}
 		switch {
 		case e.set["url"] != nil:

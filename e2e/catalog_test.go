@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCLISearchCached: the first `toolfold search` connects and caches
@@ -27,5 +29,48 @@ func TestCLISearchCached(t *testing.T) {
 	}
 	if !strings.Contains(second.stderr, "answering from the catalog cache") || strings.Contains(second.stderr, "upstream ready") {
 		t.Errorf("the second search did not answer from the cache alone:\n%s", second.stderr)
+	}
+}
+
+// TestServeSearchesCachedCatalogWhileConnecting: serve answers search_tools
+// from the catalog cache while a slow upstream is still starting, its tools
+// marked as connecting, and a call to one waits for the connection.
+func TestServeSearchesCachedCatalogWhileConnecting(t *testing.T) {
+	t.Parallel()
+	mem := npmUpstream(t, "memory")
+	dir := t.TempDir()
+	delay := filepath.Join(dir, "delay")
+	// The delay is read from a file, so the upstream's settings (which key
+	// the cache) are the same for the listing run and the slow one.
+	script := fmt.Sprintf("#!/bin/sh\nsleep \"$(cat %s 2>/dev/null || echo 0)\"\nexec %s %s\n",
+		shellQuote(delay), shellQuote(mem.Command), shellQuote(mem.Args[0]))
+	wrapper := filepath.Join(dir, "slow-memory.sh")
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, configYAML(map[string]upstream{"memory": {Command: wrapper,
+		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}}}))
+	if r := runCLI(t, "search", "-c", cfg, "--refresh", "--detail", "name", "create entities"); r.code != 0 {
+		t.Fatalf("listing run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(delay, []byte("12"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cs := startStdio(t, cfg)
+	out := text(callTool(t, cs, "search_tools", map[string]any{"query": "create entities in the knowledge graph", "detail": "name", "limit": 3}))
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("search_tools answered %v after start; want it before the slow upstream (12 s) has connected", took)
+	}
+	if !strings.Contains(out, "memory.create_entities") || !strings.Contains(out, "connecting") {
+		t.Fatalf("search_tools while the upstream starts:\n%s\nwant memory.create_entities, marked as connecting", out)
+	}
+	var n int
+	returned(t, scriptOK(t, cs, `return #tools.memory.read_graph{}.entities`), &n)
+	if n != 0 {
+		t.Errorf("read_graph: %d entities in a new graph", n)
+	}
+	if time.Since(start) < 12*time.Second {
+		t.Errorf("the call returned before the upstream could have started")
 	}
 }

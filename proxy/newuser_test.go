@@ -153,7 +153,7 @@ func TestUnauthorizedHTTPUpstreamSaysWhatToDo(t *testing.T) {
 		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
 	p, _ := startProxy(t, testConfig(up))
 	st := p.Status()[0]
-	if st.State != StateDown || !strings.Contains(st.Err, "Unauthorized") || !strings.Contains(st.Err, "headers:") {
-		t.Errorf("status = %s: %q; want down, saying to set a token in headers", st.State, st.Err)
+	if st.State != StateDown || !strings.Contains(st.Err, "Unauthorized") || !strings.Contains(st.Err, "headers:") || !strings.Contains(st.Err, "`oauth: {}`") {
+		t.Errorf("status = %s: %q; want down, saying to set oauth: {} or a token in headers", st.State, st.Err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/oauth"
 )
 
 // Pool holds one supervised session per configured upstream. Upstreams
@@ -54,6 +55,36 @@ func (p *Pool) setScrub(f func(string) string) {
 	}
 }
 
+// SetCached gives upstreams the tool lists they had when last connected
+// (the catalog cache, by upstream name): until an upstream's first
+// connection attempt ends, they are its tools in the catalog, marked as
+// connecting, and WaitReady does not wait for it. Call before Start.
+func (p *Pool) SetCached(tools map[string][]*mcp.Tool) {
+	for name, t := range tools {
+		if u, ok := p.byName[name]; ok && t != nil {
+			u.cached = t
+		}
+	}
+}
+
+// connectingCached is the state of an upstream searched from its cached
+// tool list.
+const connectingCached = "connecting; tools listed from the catalog cache, callable once it has connected"
+
+// SetOAuth gives every HTTP upstream with oauth: settings its sign-in
+// handler (package oauth), kept across its reconnects; call before Start.
+// A nil opts leaves them without one: they fail to connect, saying so.
+func (p *Pool) SetOAuth(opts *oauth.Options) {
+	if opts == nil {
+		return
+	}
+	for _, u := range p.ups {
+		if o := u.cfg.OAuth; o != nil && u.cfg.Transport == "http" {
+			u.auth = oauth.New(u.cfg.Name, u.cfg.URL, oauth.Settings{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes}, opts)
+		}
+	}
+}
+
 // Start begins connecting every enabled upstream in the background.
 func (p *Pool) Start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -73,6 +104,9 @@ func (p *Pool) Start(ctx context.Context) {
 // finished (each bounded by its connect timeout) or ctx ends.
 func (p *Pool) WaitReady(ctx context.Context) {
 	for _, u := range p.ups {
+		if u.cached != nil {
+			continue // searchable from its cached tools meanwhile
+		}
 		select {
 		case <-u.firstDone:
 		case <-ctx.Done():

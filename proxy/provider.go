@@ -190,6 +190,10 @@ func (p *Pool) Servers() []ProvidedServer {
 	out := make([]ProvidedServer, len(st))
 	for i, s := range st {
 		out[i] = ProvidedServer{Name: s.Name, Description: s.Description, State: s.State, Err: s.Err, Tools: s.Tools}
+		if c := p.byName[s.Name].cached; s.State == StateConnecting && s.Tools == nil && c != nil {
+			// Searchable at once, marked: a call waits for the connection.
+			out[i].Tools, out[i].Err = c, connectingCached
+		}
 	}
 	return out
 }

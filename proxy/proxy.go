@@ -13,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/oauth"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
@@ -56,6 +57,17 @@ type Options struct {
 	// Audit receives a line per tool call and per run (package audit);
 	// nil records nothing. The caller opens and closes it.
 	Audit *audit.Log
+
+	// CachedTools are upstreams' tool lists from when they last connected
+	// (the catalog cache), by name: searchable, marked as connecting,
+	// until the upstream's first connection attempt ends; WaitReady does
+	// not wait for them. Nil: none.
+	CachedTools map[string][]*mcp.Tool
+
+	// OAuth signs in to the HTTP upstreams with oauth: settings (package
+	// oauth): where tokens are kept, and whether a sign-in may start by
+	// itself (Open). Nil: such an upstream fails to connect, saying so.
+	OAuth *oauth.Options
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -168,6 +180,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)
 	p.pool.setScrub(p.pii.redactFunc())
+	p.pool.SetOAuth(opts.OAuth)
+	p.pool.SetCached(opts.CachedTools)
 	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,
@@ -299,8 +313,10 @@ func unavailableReason(s ProvidedServer) string {
 	switch s.State {
 	case StateReady:
 		return ""
-	case StateDown:
-		return s.Err
+	case StateDown, StateConnecting:
+		if s.Err != "" {
+			return s.Err
+		}
 	}
 	return s.State
 }

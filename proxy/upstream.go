@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/oauth"
 )
 
 // Upstream states, as `toolfold check` and search results show them.
@@ -39,6 +40,10 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
+	if strings.Contains(e.Reason, "toolfold login ") {
+		// Waiting will not help: the user must sign in first.
+		return fmt.Sprintf("upstream %q is unavailable (%s); tell the user, then retry once they have", e.Server, e.Reason)
+	}
 	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
 }
 
@@ -58,6 +63,8 @@ type upstream struct {
 	// as it is (PII rewriting off).
 	scrub    func(string) string
 	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
+	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
+	cached   []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -144,6 +151,9 @@ func (u *upstream) run(ctx context.Context) {
 
 // connect opens a session and lists the tools, within the connect timeout.
 func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	if u.cfg.OAuth != nil && u.auth == nil {
+		return nil, errors.New("oauth: is set but this toolfold command keeps no OAuth tokens")
+	}
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
 	start := time.Now()
@@ -267,14 +277,22 @@ func (u *upstream) lost(err error) error {
 
 // explain turns a connection failure into a message that says what to fix.
 func (u *upstream) explain(step string, ctx context.Context, err error, stdio *stdioTransport) error {
+	var login *oauth.LoginNeededError
+	if errors.As(err, &login) {
+		return login // says what to do; the transport's wrapping adds nothing
+	}
+	var signIn *oauth.Error
+	if errors.As(err, &signIn) {
+		return fmt.Errorf("%s: %w", step, signIn)
+	}
 	var b strings.Builder
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(&b, "%s: no answer within %s (raise connect_timeout if the server is slow to start)", step, u.cfg.ConnectTimeout)
 	} else {
 		fmt.Fprintf(&b, "%s: %v", step, err)
 	}
-	if stdio == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
-		b.WriteString(`; the server wants credentials: put a token it accepts in this upstream's headers: (Authorization: "Bearer ${TOKEN}"); toolfold does not sign in with OAuth`)
+	if stdio == nil && u.cfg.OAuth == nil && (strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "Forbidden")) {
+		fmt.Fprintf(&b, "; the server wants credentials: add `oauth: {}` to this upstream for toolfold to sign in with OAuth (then run `toolfold login %s`), or put a token it accepts in its headers: (Authorization: \"Bearer ${TOKEN}\")", u.cfg.Name)
 	}
 	if stdio != nil {
 		if st := stdio.ExitState(); st != "" {
@@ -289,11 +307,15 @@ func (u *upstream) explain(step string, ctx context.Context, err error, stdio *s
 
 func (u *upstream) transport(order *noteOrder) (mcp.Transport, *stdioTransport) {
 	if u.cfg.Transport == "http" {
-		return &mcp.StreamableClientTransport{
+		t := &mcp.StreamableClientTransport{
 			Endpoint:     u.cfg.URL,
 			HTTPClient:   &http.Client{Transport: headerTransport{u.cfg.Headers, order}},
 			MaxEventSize: maxUpstreamFrame,
-		}, nil
+		}
+		if u.auth != nil {
+			t.OAuthHandler = u.auth
+		}
+		return t, nil
 	}
 	st := newStdioTransport(u.cfg, u.log)
 	st.order = order
@@ -338,6 +360,18 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	u.mu.Lock()
 	cs, state, err := u.cs, u.state, u.err
 	u.mu.Unlock()
+	if cs == nil && state == StateConnecting && u.cached != nil {
+		// A tool found in the cached catalog before the upstream's first
+		// connection: wait for it (bounded by connect_timeout).
+		select {
+		case <-u.firstDone:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		u.mu.Lock()
+		cs, state, err = u.cs, u.state, u.err
+		u.mu.Unlock()
+	}
 	if cs == nil {
 		reason := state
 		if err != nil {
@@ -348,11 +382,17 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	cctx, cancel := u.timeouts.start(ctx)
 	defer cancel()
 	res, err := cs.CallTool(cctx, params)
+	var login *oauth.LoginNeededError
+	var signIn *oauth.Error
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.As(err, &login): // a step-up the user must do
+		return nil, &UnavailableError{Server: u.cfg.Name, Reason: login.Error()}
+	case errors.As(err, &signIn): // not a broken connection: keep the session
+		return nil, fmt.Errorf("upstream %q: %s: %v", u.cfg.Name, tool, signIn)
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
 	case disconnected(err):

@@ -196,6 +196,31 @@ func cachedServers(cfg *config.Config) (servers []proxy.ProvidedServer, listed t
 	return servers, listed, true
 }
 
+// cachedTools returns the cached tool list of each enabled upstream whose
+// entry was listed with its present settings, for serve to search before
+// the upstream has connected (proxy.Options.CachedTools); nil for none.
+func cachedTools(cfg *config.Config) map[string][]*mcp.Tool {
+	cp, err := openCatalog(cfg)
+	if err != nil {
+		return nil
+	}
+	defer cp.close()
+	c, err := cp.read()
+	if err != nil {
+		return nil
+	}
+	var out map[string][]*mcp.Tool
+	for _, u := range cfg.Upstreams {
+		if e, ok := c.Servers[u.Name]; ok && !u.Disabled && e.Settings == settingsHash(u) && e.Tools != nil {
+			if out == nil {
+				out = map[string][]*mcp.Tool{}
+			}
+			out[u.Name] = e.Tools
+		}
+	}
+	return out
+}
+
 // cachedProvider offers the cached tools to the catalog. Its tools cannot
 // be called: only search uses it.
 type cachedProvider []proxy.ProvidedServer

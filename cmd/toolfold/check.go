@@ -60,6 +60,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	failed := printUpstreams(stdout, p.Status()) || !storeOK
 	fmt.Fprintln(stdout)
+	printOAuth(stdout, cfg)
 	printAdvertised(stdout, p)
 	failed = printLanguages(stdout, langs) || failed
 	failed = printSandbox(ctx, stdout, p) || failed || skillsBad || pinsBad

@@ -26,6 +26,7 @@ func TestDependencyDirection(t *testing.T) {
 		"store":   {"proxy", "config"},
 		"policy":  {"proxy"},
 		"audit":   {"proxy"},
+		"oauth":   {"proxy", "config"},
 	}
 	for pkg, bad := range forbidden {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

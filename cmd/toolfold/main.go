@@ -5,6 +5,7 @@
 //	toolfold check   [-c proxy.yaml]
 //	toolfold search  [-c proxy.yaml] [--detail name|summary|full] QUERY
 //	toolfold run     [-c proxy.yaml] SCRIPT.lua
+//	toolfold login   [-c proxy.yaml] UPSTREAM
 //	toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
 //	toolfold uninstall CLIENT
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
@@ -65,6 +66,8 @@ Usage:
                                              serve, check and --refresh cached in .toolfold/catalog.json
   toolfold run     [-c FILE] [--language LANG] SCRIPT
                                              run a script as run_script would ("-" reads stdin)
+  toolfold login   [-c FILE] UPSTREAM        sign in to an http upstream with oauth: in its settings
+                                             (opens the browser, or runs $TOOLFOLD_OAUTH_OPEN URL)
   toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
                                              move CLIENT's servers into toolfold's file (FILE, default
                                              in your config directory) and leave one toolfold entry;
@@ -114,6 +117,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdSearch(ctx, rest, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
+	case "login":
+		return cmdLogin(ctx, rest, stdout, stderr)
 	case "skills":
 		return cmdSkills(ctx, rest, stdout, stderr)
 	case "audit":

@@ -119,7 +119,7 @@ func TestVersionLine(t *testing.T) {
 func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 	// Each command's own flags (as its -h prints them) appear in --help.
 	common := map[string]bool{"c": true, "config": true, "log-level": true}
-	for _, cmd := range []string{"serve", "check", "search", "run", "install", "uninstall", "bench", "eval-search", "eval-pii"} {
+	for _, cmd := range []string{"serve", "check", "search", "run", "login", "install", "uninstall", "bench", "eval-search", "eval-pii"} {
 		if !strings.Contains(usage, "toolfold "+cmd+" ") {
 			t.Errorf("--help does not list %q", cmd)
 			continue

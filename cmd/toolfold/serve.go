@@ -19,6 +19,8 @@ import (
 // startupWait bounds how long serve waits for upstreams before answering
 // the client: a slow upstream (npx downloading a package) joins later, and
 // clients learn of its tools through notifications/tools/list_changed.
+// Upstreams in the catalog cache are not waited for: their cached tools
+// are searchable meanwhile, marked as connecting.
 const startupWait = 15 * time.Second
 
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
@@ -88,6 +90,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		Store:          st,
 		ReadyCheck:     ready,
 		Audit:          aud,
+		// Upstreams listed before are searchable at once from the catalog
+		// cache, marked as connecting; serve waits only for the others.
+		CachedTools: cachedTools(cfg),
 	})
 	defer p.Close()
 	saveCatalog(cfg, p.Status(), log)
@@ -115,6 +120,9 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 		opts = &proxy.Options{}
 	}
 	opts.Logger, opts.Version = log, buildVersion()
+	if opts.OAuth == nil {
+		opts.OAuth = oauthOptions(cfg, log, os.Stderr, false)
+	}
 	if opts.Runners == nil {
 		var st []langStatus
 		opts.Runners, st = languages(cfg, log, false)

@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
+)
+
+// A slow upstream with a cached tool list: the proxy is ready at once,
+// search_tools finds the cached tool marked as connecting, and a call made
+// meanwhile waits for the connection and succeeds.
+func TestCachedToolsWhileConnecting(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "weather forecast for a city"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	gate := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate: // the server is slow to start
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	})
+	up := config.Upstream{Name: "slow", Transport: "http", URL: ts.URL, ConnectTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+	cached := map[string][]*mcp.Tool{"slow": {{Name: "forecast", Description: "weather forecast for a city", InputSchema: map[string]any{"type": "object"}}}}
+
+	p := New(testConfig(up), &Options{CachedTools: cached, Runners: []sandbox.Runner{sandbox.NewLua(nil)}})
+	t.Cleanup(p.Close)
+	p.Start(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	p.WaitReady(ctx)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("WaitReady took %v; want no wait for an upstream with cached tools", d)
+	}
+	text, err := p.Search("weather forecast", "name", 5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("search while connecting:\n%s", text)
+	if !strings.Contains(text, "slow.forecast") || !strings.Contains(text, "connecting") {
+		t.Fatalf("search while connecting:\n%s\nwant the cached tool, marked as connecting", text)
+	}
+
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := p.pool.callParams(context.Background(), "slow", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
+		done <- result{res, err}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	close(gate) // the upstream is up
+	r := <-done
+	if r.err != nil || r.res.Content[0].(*mcp.TextContent).Text != "sunny" {
+		t.Fatalf("a call made while connecting: %v, %v; want it to wait and succeed", r.res, r.err)
+	}
+	if text, _ := p.Search("weather forecast", "name", 5, ""); strings.Contains(text, "connecting") {
+		t.Errorf("still marked connecting once connected:\n%s", text)
+	}
+}
