@@ -80,3 +80,48 @@ func TestCachedToolsWhileConnecting(t *testing.T) {
 		t.Errorf("still marked connecting once connected:\n%s", text)
 	}
 }
+
+// A client listing prompts while an upstream is searched from the cache
+// gets that upstream's prompts: the list waits for its first connection
+// (in CI the Inspector asked for prompts/list at once and got none).
+func TestCachedUpstreamPromptsWaitForIt(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow"}, nil)
+	srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: "say hello"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "weather"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	gate := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	up := config.Upstream{Name: "slow", Transport: "http", URL: ts.URL, ConnectTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+	cached := map[string][]*mcp.Tool{"slow": {{Name: "forecast", Description: "weather", InputSchema: map[string]any{"type": "object"}}}}
+	p, cs := startProxyWith(t, testConfig(up), &Options{CachedTools: cached, Runners: []sandbox.Runner{sandbox.NewLua(nil)}})
+	_ = p
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		close(gate) // the upstream comes up while prompts/list waits
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pr := range res.Prompts {
+		names = append(names, pr.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "greet") {
+		t.Fatalf("prompts/list while the upstream connected: %v; want its prompt", names)
+	}
+}

@@ -81,6 +81,16 @@ func (f *forwarder) middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
+			case "prompts/list", "prompts/get", "resources/list", "resources/templates/list",
+				"resources/read", "completion/complete":
+				// Upstreams searched from the catalog cache while they
+				// connect (Options.CachedTools) have listed no prompts
+				// or resources yet: these wait for them, as serve's
+				// start waits for the others.
+				f.p.pool.WaitCached(ctx)
+				f.mirror.waitIdle(ctx)
+			}
+			switch method {
 			case "resources/read":
 				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
 					return f.read(ctx, r)

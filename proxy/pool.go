@@ -115,6 +115,22 @@ func (p *Pool) WaitReady(ctx context.Context) {
 	}
 }
 
+// WaitCached waits, as WaitReady does for the others, for the first
+// connection attempt of every upstream that WaitReady skips for its cached
+// tools, or until ctx ends.
+func (p *Pool) WaitCached(ctx context.Context) {
+	for _, u := range p.ups {
+		if u.cached == nil {
+			continue
+		}
+		select {
+		case <-u.firstDone:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Close disconnects every upstream and waits for their processes to end.
 func (p *Pool) Close() {
 	if p.cancel != nil {

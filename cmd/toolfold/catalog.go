@@ -221,6 +221,15 @@ func cachedTools(cfg *config.Config) map[string][]*mcp.Tool {
 	return out
 }
 
+// servedFromCache is cachedTools for serve: nil unless clients see only
+// search_tools and run_script (expose: code).
+func servedFromCache(cfg *config.Config) map[string][]*mcp.Tool {
+	if cfg.Expose.Mode != config.ExposeCode && cfg.Expose.Mode != "" {
+		return nil
+	}
+	return cachedTools(cfg)
+}
+
 // cachedProvider offers the cached tools to the catalog. Its tools cannot
 // be called: only search uses it.
 type cachedProvider []proxy.ProvidedServer

@@ -92,7 +92,9 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		Audit:          aud,
 		// Upstreams listed before are searchable at once from the catalog
 		// cache, marked as connecting; serve waits only for the others.
-		CachedTools: cachedTools(cfg),
+		// Only with expose: code, where clients see search_tools alone: in
+		// passthrough and hybrid the upstreams' own tools are listed.
+		CachedTools: servedFromCache(cfg),
 	})
 	defer p.Close()
 	saveCatalog(cfg, p.Status(), log)
