@@ -308,7 +308,7 @@ func replicaOf(t *testing.T, i int, s *session) string {
 func TestReplicas(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, 2, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}})+
-		"skills: {save: true}\npolicy:\n  rules:\n    - {match: skills.shout, rate: 3/min, per: all}\n")
+		"skills: {save: true}\npolicy:\n  rules:\n    - {match: skills.shout, rate: 3/h, per: all}\n")
 
 	sessions := c.openSessions(20)
 	errs := runScripts(sessions, 5)
@@ -363,8 +363,9 @@ func TestReplicas(t *testing.T) {
 	}
 
 	// A rate limit with per: all is counted in the shared store: three
-	// calls a minute across both replicas, the fourth refused wherever it
-	// lands.
+	// calls an hour across both replicas (an hour, so that a loaded
+	// machine's slow steps cannot carry the first call out of the window),
+	// the fourth refused wherever it lands.
 	shout := func(s *session) string {
 		return text(callTool(t, s.cs, "run_script", map[string]any{"language": "lua",
 			"code": `local ok, err = pcall(tools.skills.shout, {text = "x"}) return ok and "ok" or tostring(err)`}))
@@ -375,7 +376,7 @@ func TestReplicas(t *testing.T) {
 		}
 	}
 	if out := shout(on1); !strings.Contains(out, "retry in") {
-		t.Errorf("the 4th call across replicas within a minute was not refused by the shared rate: %s", out)
+		t.Errorf("the 4th call across replicas within the hour was not refused by the shared rate: %s", out)
 	}
 
 	// r1 dies while every session runs scripts: only its own sessions fail.

@@ -267,7 +267,9 @@ func TestConcurrentCalls(t *testing.T) {
 // while the parent's response writes are blocked on the full pipe.
 func TestBridgeFlood(t *testing.T) {
 	big := json.RawMessage(`"` + strings.Repeat("r", 80<<10) + `"`) // more than a pipe holds
-	timeout := &ScriptError{Kind: "timeout", Msg: "timed out after 1s; make the script do less per run or raise sandbox.timeout"}
+	// 3s: the child's start counts toward it, which took over a second on
+	// a loaded CI machine before the flood began.
+	timeout := &ScriptError{Kind: "timeout", Msg: "timed out after 3s; make the script do less per run or raise sandbox.timeout"}
 	tests := []struct {
 		name      string
 		code      string // for test-callflood
@@ -279,9 +281,9 @@ func TestBridgeFlood(t *testing.T) {
 		{"past the call limit", "", Limits{MaxToolCalls: 1, Timeout: 5 * time.Second}, nil,
 			&ScriptError{Kind: "limit", Msg: "the script kept calling tools past the tool call limit of 1 per run (100 more calls refused); " +
 				"stop calling once a call fails with the limit error, do more per call or raise sandbox.max_tool_calls"}, 1},
-		{"within the limit, responses blocked", "", Limits{MaxToolCalls: 1 << 20, MaxConcurrency: 4, Timeout: time.Second}, big,
+		{"within the limit, responses blocked", "", Limits{MaxToolCalls: 1 << 20, MaxConcurrency: 4, Timeout: 3 * time.Second}, big,
 			timeout, 0},
-		{"refusal blocked", "fill", Limits{MaxToolCalls: 1, Timeout: time.Second}, big, timeout, 1},
+		{"refusal blocked", "fill", Limits{MaxToolCalls: 1, Timeout: 3 * time.Second}, big, timeout, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,10 @@ type FirstRunRow struct {
 	Note     string
 }
 
+// sessionSettle is the pause after a session starts, before its first
+// search_tools, and after it ends, before the bare interpreter is timed.
+const sessionSettle = time.Second
+
 // memoryOnly writes a config with the npm memory server alone and returns
 // its path.
 func (e *env) memoryOnly() (string, error) {
@@ -136,8 +140,15 @@ func (e *env) overhead(ctx context.Context, rep *Report) error {
 	bin.Close()
 
 	row := FirstRunRow{Language: "python", Samples: sessions}
-	python, err := exec.LookPath("python3")
-	if err != nil || !slices.Contains(e.prox.Languages(), "python") {
+	// The interpreter the sandbox starts: launchers such as pyenv's shims
+	// resolved, as the runner resolved them.
+	python := ""
+	for _, w := range e.warmers {
+		if r, ok := w.(interface{ Path() string }); ok && w.Language() == "python" {
+			python = r.Path()
+		}
+	}
+	if python == "" || !slices.Contains(e.prox.Languages(), "python") {
 		row.Note = "python is not available here"
 		rep.FirstRun = append(rep.FirstRun, row)
 		return nil
@@ -148,7 +159,9 @@ func (e *env) overhead(ctx context.Context, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		think()
+		// A model reads the tool list before its first call; the upstream
+		// and the session's first children start meanwhile.
+		time.Sleep(sessionSettle)
 		start := time.Now()
 		err = searchOn(ctx, b)
 		searches = append(searches, time.Since(start))
@@ -162,7 +175,7 @@ func (e *env) overhead(ctx context.Context, rep *Report) error {
 		if err != nil {
 			return fmt.Errorf("a fresh session's first run: %w", err)
 		}
-		think()
+		time.Sleep(sessionSettle) // the session's processes end before the bare start is timed
 		start = time.Now()
 		if err := exec.CommandContext(ctx, python, "-I", "-S", "-c", "1").Run(); err != nil {
 			return fmt.Errorf("bare %s: %w", python, err)

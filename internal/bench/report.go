@@ -197,8 +197,8 @@ func (r *Report) printOverhead(w io.Writer) {
 		if f.First > f.Bare+f.Search {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(w, "\nA fresh session's first %s run (%d sessions, each %s after its first search_tools call), alternated with starting the bare interpreter (`-I -S -c 1`): "+
+		fmt.Fprintf(w, "\nA fresh session's first %s run (%d sessions, each searched %s after it connected and ran %s after that search), alternated with starting the bare interpreter (`-I -S -c 1`) %s after the session ended: "+
 			"p50 %s against %s bare + %s search = %s (goal: no slower: %s).\n",
-			f.Language, f.Samples, thinkTime, ms(f.First), ms(f.Bare), ms(f.Search), ms(f.Bare+f.Search), verdict)
+			f.Language, f.Samples, sessionSettle, thinkTime, sessionSettle, ms(f.First), ms(f.Bare), ms(f.Search), ms(f.Bare+f.Search), verdict)
 	}
 }
