@@ -58,10 +58,10 @@ func TestServeSearchesCachedCatalogWhileConnecting(t *testing.T) {
 	}
 	start := time.Now()
 	cs := startStdio(t, cfg)
+	// "connecting" says the answer came before the upstream had connected
+	// (without the cache, serve waits for it and lists its own tools); no
+	// clock is read, since a loaded machine starts toolfold slowly.
 	out := text(callTool(t, cs, "search_tools", map[string]any{"query": "create entities in the knowledge graph", "detail": "name", "limit": 3}))
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("search_tools answered %v after start; want it before the slow upstream (12 s) has connected", took)
-	}
 	if !strings.Contains(out, "memory.create_entities") || !strings.Contains(out, "connecting") {
 		t.Fatalf("search_tools while the upstream starts:\n%s\nwant memory.create_entities, marked as connecting", out)
 	}
