@@ -165,10 +165,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.sessions.started = func(s *Session) { // warm.go
 		// The stdio session, toolfold's one client, starts its first runs'
-		// children at once; an HTTP session on its first search_tools, so
-		// that a burst of sessions behind a load balancer is not a burst
-		// of sandboxes.
-		if s.id == "" && s.prestarted.CompareAndSwap(false, true) {
+		// children at once. HTTP sessions do not: in CI, sessions behind
+		// HAProxy starting sandboxes on connecting (and on their first
+		// search) slowed the replicas' health checks past HAProxy's bound.
+		if s.id == "" {
 			p.prestart(s)
 		}
 	}

@@ -41,9 +41,6 @@ type Session struct {
 	ctx    context.Context    // ends with the session or the proxy
 	cancel context.CancelFunc
 	vault  *rewrite.Vault // nil when PII rewriting is off
-	// prestarted is set once the session has started the children of its
-	// first runs (warm.go).
-	prestarted atomic.Bool
 	// approvals are the tools a person allowed for the rest of this
 	// session (policy); they end with it.
 	approvals policy.Approvals

@@ -141,9 +141,6 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return nil, err
 	}
-	if s := sessionOf(ctx); s != nil && s.prestarted.CompareAndSwap(false, true) {
-		go p.prestart(s) // a session that searches is about to run a script (warm.go)
-	}
 	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
 	if s := sessionOf(ctx); err == nil && s != nil {
 		p.learn.searched(s, in.Query)

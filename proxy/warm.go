@@ -8,7 +8,7 @@ import (
 // languages whose waiting child holds 17 MiB (node's holds 46 MiB).
 var defaultPrestart = []string{"lua", "python"}
 
-// prestart starts, for a client session, the children of its first
+// prestart starts, for the stdio session, the children of its first
 // runs in the languages of sandbox.prestart (defaultPrestart), so that
 // its first run_script is as fast as its later ones: the workspace is made
 // now rather than on the first run. Nothing is started when run_script is
