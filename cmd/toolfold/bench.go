@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/toolfold/toolfold/internal/bench"
@@ -22,6 +23,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	corpus := fs.String("corpus", "index/testdata/search-corpus", "search corpus directory (tools/<server>.json and queries-dev.jsonl)")
 	svg := fs.String("svg", "", "also write the token chart as SVG to this file (e.g. docs/bench.svg)")
 	install := fs.Bool("install-npm", false, "install the pinned npm servers (npm ci of e2e/testdata/package*.json into the e2e tests' cache) if they are missing")
+	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(bench.Sections, ", "))
 	timeout := fs.Duration("timeout", 20*time.Minute, "give up after this long")
 	if _, err := parse(fs, args); err != nil {
 		return exitUsage
@@ -49,7 +51,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if _, err := os.Stat(filepath.Join(abs, "queries-dev.jsonl")); err != nil {
 		return fail(stderr, "--corpus %s: no queries-dev.jsonl there; run from a toolfold clone or pass the search corpus directory", *corpus)
 	}
-	rep, err := bench.Run(ctx, bench.Options{NPM: nm, Corpus: abs, Quick: *quick, Log: log, Progress: stderr, ExeEnv: benchExeEnv})
+	var sections []string
+	if *only != "" {
+		for _, s := range strings.Split(*only, ",") {
+			sections = append(sections, strings.TrimSpace(s))
+		}
+	}
+	rep, err := bench.Run(ctx, bench.Options{NPM: nm, Corpus: abs, Quick: *quick, Only: sections, Log: log, Progress: stderr, ExeEnv: benchExeEnv})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolfold: bench: %v\n", err)
 		return exitFailed

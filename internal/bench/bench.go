@@ -16,13 +16,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toolfold/toolfold/sandbox"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +31,7 @@ import (
 	"github.com/toolfold/toolfold/internal/replay"
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Options configure a run.
@@ -39,10 +41,16 @@ type Options struct {
 	Exe    string   // the toolfold binary: serve and __replay-server are run from it
 	ExeEnv []string // extra environment for Exe's processes (tests make their binary act as toolfold)
 	Quick  bool     // small sizes and few samples: a smoke run for CI, not figures
-	Log    *slog.Logger
+	// Only, when set, names the sections to run (Sections); the others are
+	// left out of the report.
+	Only []string
+	Log  *slog.Logger
 	// Progress, when set, receives one line per step.
 	Progress io.Writer
 }
+
+// Sections are the names Options.Only takes, in the order they run.
+var Sections = []string{"schemas", "corpus", "scenarios", "latency", "overhead", "memory"}
 
 // Report is everything one run measured.
 type Report struct {
@@ -80,6 +88,11 @@ type env struct {
 
 // Run measures everything and returns the report. ctx bounds the run.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	for _, o := range opts.Only {
+		if !slices.Contains(Sections, o) {
+			return nil, fmt.Errorf("no bench section %q: the sections are %s", o, strings.Join(Sections, ", "))
+		}
+	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -107,17 +120,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	steps := []struct {
-		name string
-		f    func(context.Context, *Report) error
+		key, name string
+		f         func(context.Context, *Report) error
 	}{
-		{"schema cost, sample config", e.sampleSchemas},
-		{"schema cost of the corpus; search latency", e.corpus},
-		{"task scenarios", e.scenarios},
-		{"latency", e.latency},
-		{"run overhead", e.overhead},
-		{"proxy memory", e.memory},
+		{"schemas", "schema cost, sample config", e.sampleSchemas},
+		{"corpus", "schema cost of the corpus; search latency", e.corpus},
+		{"scenarios", "task scenarios", e.scenarios},
+		{"latency", "latency", e.latency},
+		{"overhead", "run overhead", e.overhead},
+		{"memory", "proxy memory", e.memory},
 	}
 	for _, s := range steps {
+		if len(opts.Only) > 0 && !slices.Contains(opts.Only, s.key) {
+			continue
+		}
 		start := time.Now()
 		if err := s.f(ctx, rep); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
