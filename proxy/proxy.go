@@ -74,6 +74,7 @@ type Options struct {
 // tools, and the client-facing MCP server that advertises search_tools and
 // run_script.
 type Proxy struct {
+	tails   tails // runs answered at done whose processes are ending (workspace.go)
 	cfg     *config.Config
 	log     *slog.Logger
 	version string
@@ -160,6 +161,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
 	p.sessions.release = func(s *Session) {
+		p.tails.wait() // runs answered at done, still ending in the workspace
 		p.workspaces.release(s)
 		p.pool.releaseSession(s)
 	}
@@ -245,6 +247,7 @@ func (p *Proxy) Shutdown() { p.stopLife() }
 // keep warm children (sandbox.Warmer), so none outlives the proxy.
 func (p *Proxy) Close() {
 	p.Shutdown()
+	p.tails.wait()
 	for _, r := range p.runners {
 		if w, ok := r.(sandbox.Warmer); ok {
 			w.Close()

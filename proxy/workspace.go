@@ -262,21 +262,61 @@ func (w *workspaces) overLimit(dir string) error {
 // runIn runs req in the workspace of ctx's client session (withSession),
 // watching its size; with no session, in a fresh directory of the
 // sandbox's.
+//
+// It returns as soon as the script has said it is done
+// (sandbox.Request.OnDone): its processes, all sent SIGKILL by then, are
+// torn down in the background (p.tails), which a session's end and Close
+// wait for.
 func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
 	s := sessionOf(ctx)
-	if s == nil {
-		return r.Run(ctx, req, host)
+	dir := ""
+	runCtx, stop := ctx, func() {}
+	if s != nil {
+		var err error
+		if dir, err = p.workspaces.get(s); err != nil {
+			return nil, err
+		}
+		req.Workdir = dir
+		runCtx, stop = p.workspaces.guard(ctx, dir)
 	}
-	dir, err := p.workspaces.get(s)
-	if err != nil {
-		return nil, err
+	type ran struct {
+		res *sandbox.Result
+		err error
 	}
-	req.Workdir = dir
-	runCtx, stop := p.workspaces.guard(ctx, dir)
-	res, err := r.Run(runCtx, req, host)
-	stop()
-	if err != nil {
-		return res, err
+	answered := make(chan *sandbox.Result, 1)
+	req.OnDone = func(res *sandbox.Result) { answered <- res }
+	finished := make(chan ran, 1)
+	p.tails.add()
+	go func() {
+		defer p.tails.done()
+		res, err := r.Run(runCtx, req, host)
+		stop()
+		finished <- ran{res, err}
+	}()
+	var res *sandbox.Result
+	select {
+	case res = <-answered:
+		cp := *res // the sandbox's until Run returns: changed below
+		res = &cp
+		// The run's processes end in the background. What they wrote to the
+		// workspace before done is checked now; the run's own goroutine
+		// checks again once they are gone (below).
+		go func() {
+			f := <-finished
+			if dir != "" && f.err == nil {
+				if full := p.workspaces.overLimit(dir); full != nil {
+					p.log.Warn("workspace over its limit after a run", "err", full)
+				}
+			}
+		}()
+	case f := <-finished:
+		if f.err != nil {
+			return f.res, f.err
+		}
+		res = f.res
+	}
+	if dir == "" {
+		return res, nil
 	}
 	if full := p.workspaces.overLimit(dir); full != nil {
 		switch {
@@ -287,4 +327,37 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		}
 	}
 	return res, nil
+}
+
+// tails counts the runs answered at done whose processes are still being
+// torn down; wait returns when there are none.
+type tails struct {
+	mu   sync.Mutex
+	n    int
+	zero *sync.Cond
+}
+
+func (t *tails) add() {
+	t.mu.Lock()
+	t.n++
+	t.mu.Unlock()
+}
+
+func (t *tails) done() {
+	t.mu.Lock()
+	if t.n--; t.n == 0 && t.zero != nil {
+		t.zero.Broadcast()
+	}
+	t.mu.Unlock()
+}
+
+func (t *tails) wait() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.zero == nil {
+		t.zero = sync.NewCond(&t.mu)
+	}
+	for t.n > 0 {
+		t.zero.Wait()
+	}
 }

@@ -275,6 +275,19 @@
 // their workdir is forgotten (Warmer.Forget, at a session's end) and at
 // Close; one that died while idle is discarded.
 //
+// # Answering at done
+//
+// A caller that sets Request.OnDone (the proxy does) is answered as soon as
+// the done frame arrives: the parent sends SIGKILL to the run's process
+// group, whose leader is the init, so every process of the PID namespace
+// dies with it; reads what the script printed before done, which is in the
+// stdout pipe already; and calls OnDone with the result. The processes'
+// exit (an interpreter's memory torn down, the init woken and reaped:
+// most of a warm run's time on a busy machine) then runs while the caller
+// answers, and Run returns, with the same result, once they have ended.
+// Output printed past the flood limit before done stops the run as
+// before, with no answer at done.
+//
 // Lua's inner command is the toolfold binary again, bound at /toolfold
 // (ChildArg lua); an interpreter's is its own argv with its runtime in
 // readOnly. Detect probes the layers once (an init in probe mode);

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // outputBuffer keeps the first max bytes of the script's output and counts
@@ -76,9 +78,7 @@ func (c *child) readStdout(out *outputBuffer) {
 		n, err := c.stdout.Read(buf)
 		out.Write(buf[:n])
 		if out.total() > limit {
-			c.kill(&ScriptError{Kind: "output", Msg: fmt.Sprintf(
-				"printed more than %s and kept printing, so the run was stopped; print less or raise %s",
-				fmtBytes(limit), hintOutput)})
+			c.kill(floodError(limit))
 			io.Copy(io.Discard, c.stdout) // until the group is dead
 			return
 		}
@@ -86,6 +86,36 @@ func (c *child) readStdout(out *outputBuffer) {
 			return
 		}
 	}
+}
+
+// floodError is why a child that printed past limit was stopped.
+func floodError(limit int64) *ScriptError {
+	return &ScriptError{Kind: "output", Msg: fmt.Sprintf(
+		"printed more than %s and kept printing, so the run was stopped; print less or raise %s",
+		fmtBytes(limit), hintOutput)}
+}
+
+// readPiped reads, without waiting, what is in the stdout pipe now, after
+// readStdout stopped: the output a script printed before its done frame.
+// It stops at the flood limit as readStdout does, and at an empty pipe
+// even if writers remain (they are being killed).
+func (c *child) readPiped(out *outputBuffer) {
+	rc, err := c.stdout.SyscallConn()
+	if err != nil {
+		return
+	}
+	limit := floodLimit(c.lim.OutputBytes)
+	buf := make([]byte, 32<<10)
+	rc.Control(func(fd uintptr) { // the parent's end is non-blocking: an empty pipe is EAGAIN
+		for out.total() <= limit {
+			n, err := unix.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				return
+			}
+			out.Write(buf[:n])
+		}
+		c.kill(floodError(limit))
+	})
 }
 
 // stderrBuffer keeps the head and the tail of the child's stderr: a Go

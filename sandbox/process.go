@@ -95,7 +95,7 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 			first = append(slices.Clip(p.preamble), first...) // a copy: preamble is shared by runs
 		}
 	}
-	return c.supervise(ctx, first, host), nil
+	return c.supervise(ctx, first, host, req.OnDone), nil
 }
 
 // runTempPrefix names the temporary run directories workdir makes.
@@ -279,19 +279,29 @@ func (c *child) closeIO() {
 // that answered that the run is over: its exit, which tears down the
 // namespaces (about 1.5 ms with the cgroup's removal), finishes in the
 // background.
-func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result {
+func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone func(*Result)) *Result {
 	clock := &runClock{}
 	runCtx, cancel := context.WithCancel(withClock(ctx, clock))
 	defer cancel()
 	out := newOutputBuffer(c.lim.OutputBytes)
 	errTail := newStderrBuffer(8 << 10)
 	b := newBridgeServer(c, host)
-	var readers sync.WaitGroup
-	readers.Go(func() { c.readStdout(out) })
+	var readers, stdout sync.WaitGroup
+	stdout.Go(func() { c.readStdout(out) })
 	readers.Go(func() { errTail.readFrom(c.stderr) })
 	readers.Go(func() { b.serve(runCtx, first) })
 
-	c.await(ctx, clock)
+	var doneSeen <-chan struct{} // nil: await does not stop at done
+	if onDone != nil {
+		doneSeen = b.doneSeen
+	}
+	c.await(ctx, clock, doneSeen)
+	// answered is the result given to onDone at done, before the
+	// processes' teardown.
+	var answered *Result
+	if isClosed(doneSeen) && c.killCause() == nil {
+		answered = c.answerAtDone(b, out, &stdout, cancel, onDone)
+	}
 	var state *os.ProcessState // nil when the init answered first
 	// The init's answer, and its cgroups, say every process of the run has
 	// ended: the init's own exit can wait.
@@ -301,6 +311,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	}
 	dur := time.Since(c.start)
 	cancel() // in-flight host calls end
+	stdout.Wait()
 	c.drain(&readers)
 	b.wait()
 	if early {
@@ -313,13 +324,16 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	} else {
 		c.closePipes()
 	}
+	releaseAfterLargeRun(b.frameBytes.Load())
+	if answered != nil {
+		return answered // the caller's already: logged by answerAtDone
+	}
 
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, state, errTail)
 	// The code had ended, and what it left running was stopped before done.
 	res.PendingStopped = b.pending && b.done == nil && res.Err != nil
 	c.init.note(res.Err, c.lim)
-	releaseAfterLargeRun(b.frameBytes.Load())
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "exit", exitString(state, c.init))
 	if s := errTail.String(); s != "" {
@@ -328,15 +342,68 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host) *Result 
 	return res
 }
 
+// answerAtDone is the answer of a run whose script said it was done
+// (Request.OnDone): it kills every process of the run, so that nothing of
+// the script runs after the answer, takes what the script printed before
+// done, and calls onDone with the result. It returns nil, and calls nothing,
+// if what was printed broke the output limit: the run then ends as any
+// other.
+func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.WaitGroup, cancel func(), onDone func(*Result)) *Result {
+	c.mu.Lock()
+	if !c.reaped {
+		// The group, and with the sandbox's init (its leader) every process
+		// of its PID namespace, which dies with its init. No cause: the
+		// script had ended.
+		unix.Kill(-c.pid, unix.SIGKILL)
+	}
+	c.mu.Unlock()
+	dur := time.Since(c.start)
+	cancel() // a host call still in flight past done ends
+	// Everything the script printed before done is in the pipe (its writes
+	// returned before it wrote done) or read already: stop the reader and
+	// read the rest without waiting for the writers to close.
+	c.stdout.SetReadDeadline(time.Now())
+	stdout.Wait()
+	c.stdout.SetReadDeadline(time.Time{})
+	c.readPiped(out)
+	if c.killCause() != nil {
+		return nil
+	}
+	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
+	res.Value, res.Err = c.outcome(b.done, nil, nil)
+	c.init.snapshot() // whether a fork was refused before done, for note
+	c.init.note(res.Err, c.lim)
+	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
+		"tool_calls", res.ToolCalls, "error", res.Err, "answered", "at done")
+	onDone(res)
+	return res
+}
+
+// isClosed reports whether ch (nil: never) is closed.
+func isClosed(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // await waits for the child to end by itself, or ends it: at the
 // timeout (later by the time its wall clock was paused, see PauseClock),
-// or when ctx ends.
-func (c *child) await(ctx context.Context, clock *runClock) {
+// or when ctx ends. It also returns when done (nil: never) is closed: the
+// script said it was done and the caller answers then (Request.OnDone).
+func (c *child) await(ctx context.Context, clock *runClock, done <-chan struct{}) {
 	timer := time.NewTimer(c.lim.Timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case <-c.exited:
+			return
+		case <-done:
 			return
 		case <-c.init.settled():
 			return

@@ -85,6 +85,16 @@ type Request struct {
 	// syntax error is Result.Err (Kind "syntax"), success a Result without
 	// Err or Value. Checking a skill's code uses it.
 	Check bool
+	// OnDone, when set, is called once, as soon as the script has said it
+	// is done, with the run's result: what it printed before, its value or
+	// error. Every process of the run has been sent SIGKILL by then, so no
+	// code of the script runs after it: a caller may answer with the result
+	// while the processes are torn down (their exit, a few milliseconds on a
+	// busy machine, is most of a warm run's cost). Run still returns only
+	// once they have ended, with the same *Result, which the caller must not
+	// change before then. It is not called for a run that ends any other
+	// way (killed, timed out, crashed).
+	OnDone func(*Result)
 }
 
 // Limits bound one run. Zero values mean the defaults in DefaultLimits.

@@ -42,8 +42,11 @@ type bridgeServer struct {
 	calls       atomic.Int64
 	resultBytes atomic.Int64
 	frameBytes  atomic.Int64 // every frame read and written: how much the run moved through the parent
-	done        *doneParams  // set by serve; read after it returns
+	done        *doneParams  // set by serve; read after it returns, or once doneSeen is closed
 	pending     bool         // the child said its code ended with work pending; as done
+	// doneSeen is closed when done is set: the script's outcome is known
+	// (supervise answers then when the caller asked for it, Request.OnDone).
+	doneSeen chan struct{}
 }
 
 func newBridgeServer(c *child, host Host) *bridgeServer {
@@ -53,12 +56,25 @@ func newBridgeServer(c *child, host Host) *bridgeServer {
 		w:        &frameWriter{w: c.bridgeW},
 		sem:      make(chan struct{}, c.lim.MaxConcurrency),
 		inflight: make(map[int64]struct{}),
+		doneSeen: make(chan struct{}),
 	}
 }
 
+// pipeAtomic is PIPE_BUF on Linux: a pipe with room for one more byte has
+// room for a write this size.
+const pipeAtomic = 4096
+
 // serve sends first, then reads the child's frames until EOF.
 func (b *bridgeServer) serve(ctx context.Context, first []byte) {
-	b.wg.Go(func() { b.w.writeRaw(first) }) // may block until the child reads it
+	if len(first) <= pipeAtomic {
+		// Written at once, not by another goroutine: on a busy machine the
+		// hop to it costs more than the write. The child reads its run frame
+		// before anything of the script runs, and the pipe holds at least
+		// this much, so the write does not wait for the script.
+		b.w.writeRaw(first)
+	} else {
+		b.wg.Go(func() { b.w.writeRaw(first) }) // may block until the child reads it
+	}
 	fr := newFrameReader(b.c.bridgeR, b.c.lim.MaxFrameBytes)
 	for {
 		line, err := fr.next()
@@ -134,6 +150,7 @@ func (b *bridgeServer) setDone(d *doneParams) {
 		d.Error.Kind = "runtime"
 	}
 	b.done = d
+	close(b.doneSeen) // once: serve ignores every frame after done
 }
 
 var knownKinds = map[string]bool{"syntax": true, "runtime": true, "timeout": true, "memory": true,

@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// runOnDone runs a shell script as a sandbox child with Request.OnDone set
+// and returns what OnDone got (nil if it was not called), what Run
+// returned, and the run's processes, as OnDone saw them after giving a
+// SIGKILLed process time to die.
+func runOnDone(t *testing.T, script string, lim Limits) (answered, res *Result, leftAtAnswer []int) {
+	t.Helper()
+	needSandbox(t)
+	p := testRunner(t, "sh")
+	p.command = func(Limits) ([]string, []string) { return []string{"/bin/sh", "-c", script}, childEnv }
+	p.exe = "/bin/sh"
+	var w runWatch
+	p.onStart = w.started
+	var calls atomic.Int32
+	req := Request{Code: "unused", Limits: lim, OnDone: func(r *Result) {
+		calls.Add(1)
+		answered = r
+		// SIGKILL was sent before this call: a killed process is gone
+		// within milliseconds; one still running after this long was not
+		// killed.
+		time.Sleep(300 * time.Millisecond)
+		leftAtAnswer = inPIDNamespace(w.ns, w.pid)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := p.run(ctx, req, &fakeHost{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	w.assertGone(t)
+	if n := calls.Load(); n > 1 {
+		t.Errorf("OnDone called %d times, want at most once", n)
+	}
+	if answered != nil && answered != res {
+		t.Errorf("Run returned %+v, not the result OnDone got (%+v)", res, answered)
+	}
+	return answered, res, leftAtAnswer
+}
+
+// A script that says it is done and goes on running (a loop, a daemon) is
+// stopped at done: the caller answers with the result while nothing of the
+// script runs any more.
+func TestOnDoneStopsWhatRunsAfterDone(t *testing.T) {
+	answered, res, left := runOnDone(t, `echo before
+setsid sh -c 'sleep 30' </dev/null >/dev/null 2>&1 3>&- 4>&- &
+echo '{"method":"done","params":{"value":7}}' >&3
+while :; do echo after; sleep 0.01; done`, Limits{Timeout: 20 * time.Second})
+	if answered == nil {
+		t.Fatalf("OnDone was not called; Run returned %+v", res)
+	}
+	if answered.Err != nil || string(answered.Value) != "7" {
+		t.Errorf("answered Err %v, Value %s; want no error and 7", answered.Err, answered.Value)
+	}
+	if !strings.HasPrefix(answered.Output, "before\n") {
+		t.Errorf("answered Output %q, want what was printed before done first", answered.Output)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes %v of the run were still there when the caller was answered", left)
+	}
+}
+
+// What the script printed before done is all in the answer, though part
+// of it may still be in the pipe when done arrives.
+func TestOnDoneKeepsOutputBeforeDone(t *testing.T) {
+	for i := range 5 {
+		answered, res, _ := runOnDone(t, `head -c 300000 /dev/zero | tr '\0' a
+echo '{"method":"done","params":{}}' >&3
+sleep 30`, Limits{OutputBytes: 1 << 20, Timeout: 20 * time.Second})
+		if answered == nil {
+			t.Fatalf("OnDone was not called; Run returned %+v", res)
+		}
+		if n := len(answered.Output); n != 300000 || answered.Err != nil {
+			t.Fatalf("run %d: answered %d bytes of output (error %v), want all 300000", i, n, answered.Err)
+		}
+	}
+}
+
+// A script that printed past the flood limit before done is stopped for
+// it, as without OnDone: no answer at done.
+func TestOnDoneFlood(t *testing.T) {
+	answered, res, _ := runOnDone(t, `head -c 3000000 /dev/zero | tr '\0' a
+echo '{"method":"done","params":{}}' >&3`, Limits{OutputBytes: 1000, Timeout: 20 * time.Second})
+	if answered != nil {
+		t.Errorf("OnDone called for a run that flooded its output: %v", answered.Err)
+	}
+	if res.Err == nil || res.Err.Kind != "output" {
+		t.Errorf("Err = %v, want the output limit", res.Err)
+	}
+}
+
+// The real runtimes answer at done with what they printed and returned.
+func TestOnDoneLua(t *testing.T) {
+	var answered *Result
+	res, err := newTestLua(t).Run(context.Background(), Request{Code: `print("hi") return 40 + 2`,
+		OnDone: func(r *Result) { answered = r }}, &fakeHost{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answered == nil || answered != res {
+		t.Fatalf("OnDone got %v, Run returned %v: want the same result", answered, res)
+	}
+	if res.Output != "hi\n" || string(res.Value) != "42" || res.Err != nil {
+		t.Errorf("got output %q value %s error %v", res.Output, res.Value, res.Err)
+	}
+}
+
+// readPiped takes what is in the pipe now and returns without waiting for
+// its writers to close it.
+func TestReadPipedTakesWhatIsInThePipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // open while readPiped runs: it must not wait for EOF
+	data := strings.Repeat("x", 60000)
+	if _, err := w.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{stdout: r, lim: Limits{OutputBytes: 1 << 20}.withDefaults()}
+	out := newOutputBuffer(1 << 20)
+	c.readPiped(out)
+	if got := out.String(); got != data {
+		t.Errorf("read %d bytes, want the %d in the pipe", len(got), len(data))
+	}
+}
