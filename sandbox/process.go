@@ -311,8 +311,8 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone f
 	}
 	dur := time.Since(c.start)
 	cancel() // in-flight host calls end
+	c.drain(&readers) // its read deadline stops the stdout reader too
 	stdout.Wait()
-	c.drain(&readers)
 	b.wait()
 	if early {
 		c.init.snapshot() // the cgroup's verdicts, before it is removed
