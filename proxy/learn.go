@@ -132,17 +132,22 @@ func (l *learner) called(ix *index.Index, s *Session, scriptQueries []string, qn
 	}
 	qs = append(qs, scriptQueries...)
 	learned := false
-	for i, q := range qs {
+	seen := make(map[string]bool, len(qs))
+	for i := len(qs) - 1; i >= 0; i-- { // the latest first
+		q := qs[i]
+		k := [2]string{q, qname}
+		// A query asked again, or taught this tool already, is not searched
+		// again: each finds is a whole search, in the script's tool call.
+		if seen[q] || r != nil && r.taught[k] {
+			continue
+		}
+		seen[q] = true
 		// The latest search led to the call; an earlier one counts only
 		// if it found the tool.
 		if i < len(qs)-1 && !finds(ix, q, qname) {
 			continue
 		}
-		k := [2]string{q, qname}
 		if r != nil {
-			if r.taught[k] {
-				continue
-			}
 			if len(r.taught) >= learnTaughtMax {
 				clear(r.taught)
 			}
@@ -224,7 +229,13 @@ func (l *learner) shapeStore() *index.Shapes {
 // call to teach it.
 const learnDepth = 20
 
+// findsProbe, when set (tests), is told each query finds searches.
+var findsProbe func(query string)
+
 func finds(ix *index.Index, query, qname string) bool {
+	if findsProbe != nil {
+		findsProbe(query)
+	}
 	for _, h := range ix.Search(query, index.SearchOptions{Limit: learnDepth}) {
 		if h.QName == qname {
 			return true

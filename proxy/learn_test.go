@@ -113,3 +113,30 @@ func TestLearnSharedStore(t *testing.T) {
 		t.Errorf("a new replica loaded %d pairs, fewer than replica 1 saved (%d)", l.usage.Len(), p1.learn.usage.Len())
 	}
 }
+
+// A script's tool call searches each earlier recent query at most once,
+// and none it has taught the tool already: a session that asked the same
+// search many times does not pay a search per repetition in every call.
+func TestLearnSearchesEachQueryOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(stdioUpstream("calc"))
+	cfg.File, cfg.Dir = filepath.Join(dir, "proxy.yaml"), dir
+	_, cs := startProxy(t, cfg)
+	for range 5 {
+		callText(t, cs, "search_tools", map[string]any{"query": "total of two numbers"})
+	}
+	callText(t, cs, "search_tools", map[string]any{"query": "echo some text back"})
+	var searched []string
+	findsProbe = func(q string) { searched = append(searched, q) }
+	t.Cleanup(func() { findsProbe = nil })
+	for range 3 {
+		if text, isErr := runLua(t, cs, `return tools.calc.add{a = 1, b = 2}`); isErr {
+			t.Fatalf("script failed: %s", text)
+		}
+	}
+	// The latest query needs no search; the earlier one, asked five
+	// times, is searched once, in the first run.
+	if len(searched) != 1 || searched[0] != "total of two numbers" {
+		t.Errorf("finds searched %q, want the earlier query once", searched)
+	}
+}
