@@ -193,3 +193,65 @@ func TestScopeSessionInstanceLogLevel(t *testing.T) {
 	work(bob)
 	waitFor(t, "bob's log message, level set after his instance started", func() bool { return lb.has("log:asker working") })
 }
+
+// TestScopeSessionPinsClientRequests: what a session's own instance asks
+// or tells a client (sampling, elicitation, log messages) goes to the
+// session that owns the instance, never to another, even while the other
+// session has the most recent request in flight to the same upstream name,
+// where the relay would send it otherwise (see pinnedHooks).
+func TestScopeSessionPinsClientRequests(t *testing.T) {
+	cfg, dir := askerConfig(t)
+	release := func() { _ = os.WriteFile(filepath.Join(dir, "release"), nil, 0o600) }
+	defer release()
+	p, _ := startProxy(t, cfg)
+	var la, lb clientLog
+	alice, bob := richClient(t, p, "alice", &la), richClient(t, p, "bob", &lb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, cs := range []*mcp.ClientSession{alice, bob} {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	asked := make(chan answer, 1)
+	go func() {
+		res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		if err != nil {
+			asked <- answer{err: err}
+			return
+		}
+		asked <- answer{text: contentText(res.Content)}
+	}()
+	held := make(chan error, 1)
+	go func() {
+		_, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{}})
+		held <- err
+	}()
+	var got answer
+	select {
+	case got = <-asked:
+	case <-ctx.Done():
+		t.Fatal("alice's call did not return")
+	}
+	if got.err != nil || got.text != "sampled by alice|alice" {
+		t.Errorf("alice's instance asked for sampling and elicitation: got %q, %v; want both answered by alice", got.text, got.err)
+	}
+	waitFor(t, "alice's log message", func() bool { return la.has("log:asker asking") })
+	release()
+	if err := <-held; err != nil {
+		t.Fatalf("bob's hold: %v", err)
+	}
+	if lb.has("log:asker asking") {
+		t.Errorf("bob got the log message of alice's instance")
+	}
+	p.pool.inst.mu.Lock()
+	n := p.pool.inst.count["asker"]
+	p.pool.inst.mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d session instances, want 2 (alice's and bob's)", n)
+	}
+}
