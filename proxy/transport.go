@@ -229,8 +229,10 @@ func cutAtWord(s string) string {
 	if i < 0 {
 		return ""
 	}
-	_, size := utf8.DecodeRuneInString(s[i:])
-	s = strings.TrimRightFunc(s[:i+size], unicode.IsSpace) // a closing quote or bracket stays
+	if strings.ContainsRune("]}>", rune(s[i])) {
+		i++ // a closing bracket stays: "[EMAIL]"
+	}
+	s = strings.TrimRightFunc(s[:i], unicode.IsSpace)
 	for {
 		j := strings.LastIndexFunc(s, unicode.IsSpace)
 		w := s[j+1:]
