@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -35,6 +36,15 @@ type askerKey struct{}
 // withAsker records in ctx how calls made under it ask the person.
 func withAsker(ctx context.Context, a policy.Asker) context.Context {
 	return context.WithValue(ctx, askerKey{}, a)
+}
+
+// NoPersonToAsk marks ctx for a run made where no person can be asked (a
+// command's run, not a client's): a call the policy asks about fails
+// closed, and its refusal gives why, which should say what to do.
+func NoPersonToAsk(ctx context.Context, why string) context.Context {
+	return withAsker(ctx, func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return nil, errors.New(why)
+	})
 }
 
 // askerOf is ctx's asker; nil when the client cannot be asked.

@@ -21,15 +21,31 @@ func levelRank(l mcp.LoggingLevel) int {
 	return len(logLevels)
 }
 
-// setLevel records a session's level and sets every upstream to the most
-// verbose level any live session asked for; each session still gets only
-// what its own level lets through (ServerSession.Log filters).
+// setLevel records a session's level and sets every shared upstream to
+// the most verbose level any live session asked for, and the session's
+// own instances (scope: session) to its level; each session still gets
+// only what its own level lets through (ServerSession.Log filters).
 func (f *forwarder) setLevel(ctx context.Context, s *Session, l mcp.LoggingLevel) {
 	s.setLevel(l)
 	min := f.currentLevel()
 	for _, st := range f.p.pool.Status() {
 		if cs, err := f.p.pool.session(st.Name); err == nil {
 			f.sendLevel(ctx, st.Name, cs, min)
+		}
+	}
+	// The session's own instances (scope: session) serve it alone.
+	s.mu.Lock()
+	own := make(map[string]*upstream, len(s.instances))
+	for name, inst := range s.instances {
+		own[name] = inst.u
+	}
+	s.mu.Unlock()
+	for name, u := range own {
+		u.mu.Lock()
+		cs := u.cs
+		u.mu.Unlock()
+		if cs != nil {
+			f.sendLevel(ctx, name, cs, l)
 		}
 	}
 }

@@ -17,6 +17,10 @@ import (
 type upstreamHooks interface {
 	clientOptions(up string, o *mcp.ClientOptions)
 	clientCreated(up string, c *mcp.Client)
+	// connected is called once the upstream's session is up, before it
+	// serves calls (upstream.connect): the hooks send it what clients
+	// asked of every upstream, such as their logging level.
+	connected(ctx context.Context, up string, cs *mcp.ClientSession)
 	// The hooks' entries in the upstream chains (chain.go).
 	sendingMiddleware(up string) mcp.Middleware
 	receivingMiddleware(up string) mcp.Middleware
@@ -135,6 +139,19 @@ func (f *forwarder) clientCreated(up string, c *mcp.Client) {
 	f.mu.Lock()
 	f.clients[up] = c
 	f.mu.Unlock()
+}
+
+// connected sets a (re)connected upstream to the logging level the client
+// sessions asked for: without it an upstream started, or restarted, after
+// logging/setLevel would send no log messages (a pre-2026-07-28 server
+// sends none until a level is set). A session's own instance (scope:
+// session, pinnedHooks) gets its session's level.
+func (f *forwarder) connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	l := f.currentLevel()
+	if s := sessionOf(ctx); s != nil {
+		l = s.logLevel()
+	}
+	f.sendLevel(ctx, up, cs, l)
 }
 
 // sendingMiddleware records which client session each request to up is

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testStatefulEnv) != "" {
 		runStatefulUpstream()
 	}
+	if dir := os.Getenv(testAskerEnv); dir != "" {
+		runAskerUpstream(dir)
+	}
 	if line := os.Getenv(testStderrExitEnv); line != "" {
 		fmt.Fprintln(os.Stderr, line)
 		os.Exit(1)

@@ -124,6 +124,10 @@ func (h pinnedHooks) pin(ctx context.Context) context.Context { return withSessi
 
 func (h pinnedHooks) clientCreated(string, *mcp.Client) {}
 
+func (h pinnedHooks) connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.upstreamHooks.connected(h.pin(ctx), up, cs)
+}
+
 func (h pinnedHooks) clientOptions(up string, o *mcp.ClientOptions) {
 	h.upstreamHooks.clientOptions(up, o)
 	if f := o.CreateMessageWithToolsHandler; f != nil {

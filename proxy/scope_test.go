@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -87,5 +89,169 @@ func TestScopeSession(t *testing.T) {
 	}
 	if out, failed := runLua(t, c, `return tools.notes.recall{}`); failed || !strings.Contains(out, `=> "notes:"`) {
 		t.Errorf("a third session once a's instance stopped: %s", out)
+	}
+}
+
+// testAskerEnv makes the test binary a stdio server whose tools ask their
+// client (see runAskerUpstream); its value is a directory the tools of
+// different instances meet in.
+const testAskerEnv = "TOOLFOLD_TEST_ASKER"
+
+// runAskerUpstream serves: work{} logs "asker working"; hold{} marks
+// dir/holding and returns once dir/release exists; ask{} waits for
+// dir/holding, then logs and asks its client for sampling and elicitation,
+// and returns the answers. It speaks 2025-11-25, as many servers do.
+func runAskerUpstream(dir string) {
+	waitFile := func(name string) {
+		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return
+			}
+		}
+	}
+	// 2025-11-25: server-to-client requests while serving a call (which
+	// 2026-07-28 replaces by inputRequests in the result, routed by the
+	// call's own context) and logging/setLevel.
+	s := mcp.NewServer(&mcp.Implementation{Name: "asker"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "asker working"})
+		return text("done"), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := os.WriteFile(filepath.Join(dir, "holding"), nil, 0o600); err != nil {
+			return nil, err
+		}
+		waitFile("release")
+		return text("held"), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		waitFile("holding") // another session's call is now the latest in flight to "asker"
+		ss := req.Session
+		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "asker asking"})
+		msg, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}})
+		if err != nil {
+			return nil, err
+		}
+		el, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return nil, err
+		}
+		return text(msg.Content.(*mcp.TextContent).Text + "|" + el.Content["name"].(string)), nil
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Print(err)
+	}
+	os.Exit(0)
+}
+
+// askerConfig is the asker, scope: session, two instances at most, in
+// passthrough mode; dir is where its instances meet.
+func askerConfig(t *testing.T) (cfg *config.Config, dir string) {
+	dir = t.TempDir()
+	up := stdioUpstream("asker")
+	up.Env = map[string]string{testAskerEnv: dir}
+	up.Scope, up.Instances = config.ScopeSession, 2
+	cfg = testConfig(up)
+	cfg.Expose.Mode = config.ExposePassthrough
+	return cfg, dir
+}
+
+// TestScopeSessionInstanceLogLevel: a session's own instance gets the
+// session's logging level, whether the session set it before the instance
+// started (sent when it connects) or after (sent to its instances too);
+// a pre-2026-07-28 server sends no log messages until a level is set.
+func TestScopeSessionInstanceLogLevel(t *testing.T) {
+	cfg, _ := askerConfig(t)
+	p, _ := startProxy(t, cfg)
+	if got := p.Status()[0].Protocol; got >= "2026-07-28" {
+		t.Fatalf("upstream protocol %q; the test needs one with logging/setLevel", got)
+	}
+	var la, lb clientLog
+	alice, bob := richClient(t, p, "alice", &la), richClient(t, p, "bob", &lb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	work := func(cs *mcp.ClientSession) {
+		t.Helper()
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "work", Arguments: map[string]any{}}); err != nil || res.IsError {
+			t.Fatalf("work: %v %+v", err, res)
+		}
+	}
+	setLevel := func(cs *mcp.ClientSession) {
+		t.Helper()
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLevel(alice) // before her instance starts
+	work(alice)
+	waitFor(t, "alice's log message, level set before her instance started", func() bool { return la.has("log:asker working") })
+	work(bob) // his instance starts with no level
+	setLevel(bob)
+	work(bob)
+	waitFor(t, "bob's log message, level set after his instance started", func() bool { return lb.has("log:asker working") })
+}
+
+// TestScopeSessionPinsClientRequests: what a session's own instance asks
+// or tells a client (sampling, elicitation, log messages) goes to the
+// session that owns the instance, never to another, even while the other
+// session has the most recent request in flight to the same upstream name,
+// where the relay would send it otherwise (see pinnedHooks).
+func TestScopeSessionPinsClientRequests(t *testing.T) {
+	cfg, dir := askerConfig(t)
+	release := func() { _ = os.WriteFile(filepath.Join(dir, "release"), nil, 0o600) }
+	defer release()
+	p, _ := startProxy(t, cfg)
+	var la, lb clientLog
+	alice, bob := richClient(t, p, "alice", &la), richClient(t, p, "bob", &lb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, cs := range []*mcp.ClientSession{alice, bob} {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	asked := make(chan answer, 1)
+	go func() {
+		res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		if err != nil {
+			asked <- answer{err: err}
+			return
+		}
+		asked <- answer{text: contentText(res.Content)}
+	}()
+	held := make(chan error, 1)
+	go func() {
+		_, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{}})
+		held <- err
+	}()
+	var got answer
+	select {
+	case got = <-asked:
+	case <-ctx.Done():
+		t.Fatal("alice's call did not return")
+	}
+	if got.err != nil || got.text != "sampled by alice|alice" {
+		t.Errorf("alice's instance asked for sampling and elicitation: got %q, %v; want both answered by alice", got.text, got.err)
+	}
+	waitFor(t, "alice's log message", func() bool { return la.has("log:asker asking") })
+	release()
+	if err := <-held; err != nil {
+		t.Fatalf("bob's hold: %v", err)
+	}
+	if lb.has("log:asker asking") {
+		t.Errorf("bob got the log message of alice's instance")
+	}
+	p.pool.inst.mu.Lock()
+	n := p.pool.inst.count["asker"]
+	p.pool.inst.mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d session instances, want 2 (alice's and bob's)", n)
 	}
 }

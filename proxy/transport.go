@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -157,13 +158,17 @@ func (t *stdioTransport) kill() {
 	}
 }
 
+// stderrLineCap bounds one logged stderr line, in bytes (before the cut
+// mark). A longer line is read up to twice this, scrubbed whole, then cut.
+const stderrLineCap = 2048
+
+// cutMark ends a stderr line that was cut.
+const cutMark = "…[cut]"
+
 func (t *stdioTransport) logStderr(r io.Reader) {
 	br := bufio.NewReaderSize(r, 4096)
 	for {
-		line, err := readLineCapped(br, 2048)
-		if line != "" && t.scrub != nil {
-			line = t.scrub(line)
-		}
+		line, err := t.readStderrLine(br)
 		if line != "" {
 			t.tail.add(line)
 			t.log.Debug("upstream stderr", "line", line)
@@ -174,19 +179,91 @@ func (t *stdioTransport) logStderr(r io.Reader) {
 	}
 }
 
-// readLineCapped reads one line, keeping at most max bytes of it.
-func readLineCapped(br *bufio.Reader, max int) (string, error) {
+// readStderrLine reads one stderr line, scrubbed and at most
+// stderrLineCap bytes plus the cut mark. Scrubbing comes before the cut,
+// so a value that straddles the cap is replaced whole; what the line
+// holds past the read window (2 × the cap) is dropped, and the partial
+// word at either cut is dropped with it, so no half of a value, which
+// the scrubber might not recognize, is kept.
+func (t *stdioTransport) readStderrLine(br *bufio.Reader) (string, error) {
+	line, long, err := readLineCapped(br, 2*stderrLineCap)
+	if long {
+		line = cutAtWord(line)
+	}
+	if line != "" && t.scrub != nil {
+		line = t.scrub(line)
+	}
+	if len(line) > stderrLineCap {
+		line, long = cutAtWord(line[:stderrLineCap]), true
+	}
+	line = strings.TrimSpace(line)
+	if long {
+		line = strings.TrimSpace(line + " " + cutMark)
+	}
+	return line, err
+}
+
+// readLineCapped reads one line, keeping at most max bytes of it; long
+// reports that the line had more.
+func readLineCapped(br *bufio.Reader, max int) (line string, long bool, err error) {
 	var b strings.Builder
+	total := 0
 	for {
 		frag, isPrefix, err := br.ReadLine()
-		if b.Len() < max {
-			n := min(len(frag), max-b.Len())
+		total += len(frag)
+		if n := min(len(frag), max-b.Len()); n > 0 {
 			b.Write(frag[:n])
 		}
 		if err != nil || !isPrefix {
-			return strings.TrimSpace(b.String()), err
+			return b.String(), total > max, err
 		}
 	}
+}
+
+// cutAtWord drops the end of s back to the last delimiter, so a cut
+// mid-value keeps none of it: the partial word, and before it any words
+// of digits and number punctuation (a card or phone number written in
+// groups, "4111 1111 1111 1", whose rest was cut off).
+func cutAtWord(s string) string {
+	i := strings.LastIndexFunc(s, isCutDelim)
+	if i < 0 {
+		return ""
+	}
+	if strings.ContainsRune("]}>", rune(s[i])) {
+		i++ // a closing bracket stays: "[EMAIL]"
+	}
+	s = strings.TrimRightFunc(s[:i], unicode.IsSpace)
+	for {
+		j := strings.LastIndexFunc(s, unicode.IsSpace)
+		w := s[j+1:]
+		if w == "" || !isNumberWord(w) {
+			return s
+		}
+		s = strings.TrimRightFunc(s[:j+1], unicode.IsSpace)
+	}
+}
+
+// isCutDelim reports whether r ends a word no personal value spans
+// (values may hold ".@-+_:/=()" but not these).
+func isCutDelim(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("\"'`,;<>{}[]|", r)
+}
+
+// isNumberWord reports whether w is a group of a number written in
+// parts: digits and "+-.()/" (and quotes or brackets around them), with
+// at least one digit.
+func isNumberWord(w string) bool {
+	digit := false
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case strings.ContainsRune("+-.()/", r), isCutDelim(r):
+		default:
+			return false
+		}
+	}
+	return digit
 }
 
 // procWriter is the upstream's stdin. Closing it stops the process the way

@@ -206,6 +206,9 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		u.protocol, u.serverInfo, u.instructions = init.ProtocolVersion, init.ServerInfo, init.Instructions
 	}
 	u.mu.Unlock()
+	if u.hooks != nil {
+		u.hooks.connected(ctx, u.cfg.Name, cs)
+	}
 	u.log.Info("upstream ready", "tools", len(tools), "protocol", u.protocol, "took", u.connectTime.Round(time.Millisecond))
 	u.onChange()
 	return cs, nil

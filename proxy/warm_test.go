@@ -2,16 +2,15 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -101,14 +100,14 @@ func TestWarmChildEndsWithItsSession(t *testing.T) {
 // default language (sandbox.prestart unset), so that run is warm; the
 // child ends with the session.
 func TestPrestart(t *testing.T) {
-	rl := &runLog{}
+	rl := &testlog.Runs{}
 	lua := sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0], Warm: true, Logger: slog.New(rl)})
 	p, cs := startProxyWith(t, testConfig(), &Options{Runners: []sandbox.Runner{lua}})
 	waitChildren(t, 1, "a new session (its first run's child)")
 	if text, failed := callText(t, cs, "run_script", map[string]any{"code": "return 1"}); failed {
 		t.Fatal(text)
 	}
-	if warm, ok := rl.last(); !ok || !warm {
+	if warm, ok := rl.Last(); !ok || !warm {
 		t.Fatalf("the session's first run was not warm (logged: %v)", ok)
 	}
 	cs2 := connectClient(t, p.Server())
@@ -137,44 +136,10 @@ func TestPrestart(t *testing.T) {
 	if text, failed := callText(t, hc, "run_script", map[string]any{"code": "return 2"}); failed {
 		t.Fatal(text)
 	}
-	if warm, ok := rl.last(); !ok || warm {
+	if warm, ok := rl.Last(); !ok || warm {
 		t.Fatalf("the HTTP session's first run was warm; nothing should have started its child")
 	}
 	hc.Close()
 	p.Close()
 	waitChildren(t, 0, "after Close")
-}
-
-// runLog records, from the sandbox's debug log, whether each run was warm.
-type runLog struct {
-	mu   sync.Mutex
-	warm []bool
-}
-
-func (l *runLog) Enabled(context.Context, slog.Level) bool { return true }
-func (l *runLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
-func (l *runLog) WithGroup(string) slog.Handler            { return l }
-func (l *runLog) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "run finished" {
-		return nil
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "warm" {
-			l.mu.Lock()
-			l.warm = append(l.warm, a.Value.Bool())
-			l.mu.Unlock()
-		}
-		return true
-	})
-	return nil
-}
-
-// last reports whether the last run was warm; ok is false before any run.
-func (l *runLog) last() (warm, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.warm) == 0 {
-		return false, false
-	}
-	return l.warm[len(l.warm)-1], true
 }

@@ -168,13 +168,13 @@ func TestDrainWarm(t *testing.T) {
 			if res := run(tt.spin); res.Err == nil || res.Err.Kind != "timeout" || !res.PendingStopped {
 				t.Fatalf("spin: Err %v PendingStopped %v", res.Err, res.PendingStopped)
 			}
-			if !rl.last(t) {
+			if !rl.MustLast(t) {
 				t.Error("the spinning run was not warm")
 			}
 			if res := run(tt.late); res.Err != nil || res.Output != "late\n" {
 				t.Fatalf("late: Output %q Err %v", res.Output, res.Err)
 			}
-			if !rl.last(t) {
+			if !rl.MustLast(t) {
 				t.Error("the run after the stopped one was not warm")
 			}
 		})

@@ -17,49 +17,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
-// runLog records the "run finished" lines of a runner's log: whether each
-// run used a warm child.
-type runLog struct {
-	mu   sync.Mutex
-	warm []bool
-}
-
-func (l *runLog) Enabled(context.Context, slog.Level) bool { return true }
-func (l *runLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
-func (l *runLog) WithGroup(string) slog.Handler            { return l }
-func (l *runLog) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "run finished" {
-		return nil
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "warm" {
-			l.mu.Lock()
-			l.warm = append(l.warm, a.Value.Bool())
-			l.mu.Unlock()
-		}
-		return true
-	})
-	return nil
-}
-
-// last reports whether the last run was warm.
-func (l *runLog) last(t *testing.T) bool {
+// warmed makes p keep warm children, logging to a testlog.Runs, and
+// records the pid of every child it starts. It closes p's spares at the
+// end of the test.
+func warmed(t *testing.T, p *procRunner) (*testlog.Runs, func() []int) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.warm) == 0 {
-		t.Fatal("no run was logged")
-	}
-	return l.warm[len(l.warm)-1]
-}
-
-// warmed makes p keep warm children, logging to a runLog, and records the
-// pid of every child it starts. It closes p's spares at the end of the test.
-func warmed(t *testing.T, p *procRunner) (*runLog, func() []int) {
-	t.Helper()
-	rl := &runLog{}
+	rl := &testlog.Runs{}
 	p.log = slog.New(rl)
 	p.warm = newSpares(p, true)
 	var mu sync.Mutex
@@ -134,21 +101,21 @@ func TestWarmRunUsesTheSpare(t *testing.T) {
 	if res := runIn(t, l, dir, code, Limits{}); res.Err != nil || string(res.Value) != "1" {
 		t.Fatalf("first run: %s %v", res.Value, res.Err)
 	}
-	if rl.last(t) {
+	if rl.MustLast(t) {
 		t.Fatal("the first run was warm; nothing could have started its child")
 	}
 	waitSpare(t, l.proc, dir, Limits{})
 	if res := runIn(t, l, dir, code, Limits{}); res.Err != nil || string(res.Value) != "1" {
 		t.Fatalf("warm run: %s %v", res.Value, res.Err)
 	}
-	if !rl.last(t) {
+	if !rl.MustLast(t) {
 		t.Fatal("the second run did not use the spare")
 	}
 	// A run that comes before its spare finished starting waits for it.
 	if res := runIn(t, l, dir, code, Limits{}); res.Err != nil || string(res.Value) != "1" {
 		t.Fatalf("third run: %s %v", res.Value, res.Err)
 	}
-	if !rl.last(t) {
+	if !rl.MustLast(t) {
 		t.Fatal("the third run did not use the spare started by the second")
 	}
 }
@@ -159,14 +126,14 @@ func TestWarmSpareOnlyForTheSameWorkdirAndLimits(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	runIn(t, l, a, "return 1", Limits{})
 	waitSpare(t, l.proc, a, Limits{})
-	if runIn(t, l, b, "return 1", Limits{}); rl.last(t) {
+	if runIn(t, l, b, "return 1", Limits{}); rl.MustLast(t) {
 		t.Error("a run in another workdir used the spare")
 	}
-	if runIn(t, l, a, "return 1", Limits{OutputBytes: 100}); rl.last(t) {
+	if runIn(t, l, a, "return 1", Limits{OutputBytes: 100}); rl.MustLast(t) {
 		t.Error("a run with other limits used the spare")
 	}
 	// The spare for a, default limits, is still kept.
-	if runIn(t, l, a, "return 1", Limits{}); !rl.last(t) {
+	if runIn(t, l, a, "return 1", Limits{}); !rl.MustLast(t) {
 		t.Error("the spare kept for a was not used")
 	}
 }
@@ -183,7 +150,7 @@ func TestWarmSpareThatDiedIsNotUsed(t *testing.T) {
 	if res.Err != nil || string(res.Value) != "2" {
 		t.Fatalf("run after the spare died: %s %v", res.Value, res.Err)
 	}
-	if rl.last(t) {
+	if rl.MustLast(t) {
 		t.Error("a dead spare was used")
 	}
 }
@@ -198,7 +165,7 @@ func TestWarmForgetAndClose(t *testing.T) {
 	if alive(sp.c.pid) {
 		t.Fatalf("the spare %d still runs after Forget", sp.c.pid)
 	}
-	if runIn(t, l, dir, "return 1", Limits{}); rl.last(t) {
+	if runIn(t, l, dir, "return 1", Limits{}); rl.MustLast(t) {
 		t.Error("a run after Forget used a spare")
 	}
 	waitSpare(t, l.proc, dir, Limits{})
@@ -209,8 +176,8 @@ func TestWarmForgetAndClose(t *testing.T) {
 		}
 	}
 	// Runs still work after Close, cold, and leave nothing behind.
-	if res := runIn(t, l, dir, "return 3", Limits{}); res.Err != nil || string(res.Value) != "3" || rl.last(t) {
-		t.Fatalf("run after Close: %s %v warm=%v", res.Value, res.Err, rl.last(t))
+	if res := runIn(t, l, dir, "return 3", Limits{}); res.Err != nil || string(res.Value) != "3" || rl.MustLast(t) {
+		t.Fatalf("run after Close: %s %v warm=%v", res.Value, res.Err, rl.MustLast(t))
 	}
 	l.proc.warm.mu.Lock()
 	n := len(l.proc.warm.byKey)
@@ -268,7 +235,7 @@ func TestWarmInterpreters(t *testing.T) {
 			if res.Err != nil || !sameJSON(res.Value, want) {
 				t.Fatalf("warm run: %s %v (output %q); want %s", res.Value, res.Err, res.Output, want)
 			}
-			if !rl.last(t) {
+			if !rl.MustLast(t) {
 				t.Error("the second run was not warm")
 			}
 		})
@@ -302,7 +269,7 @@ return [os.path.exists('/tmp/left'), sorted(int(p) for p in os.listdir('/proc') 
 	if res.Err != nil || !sameJSON(res.Value, "[false, true]") {
 		t.Fatalf("warm run saw the previous run: %s %v (output %q)", res.Value, res.Err, res.Output)
 	}
-	if !rl.last(t) {
+	if !rl.MustLast(t) {
 		t.Error("the second run was not warm")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "left")); err == nil {
@@ -370,7 +337,7 @@ func TestWarmSpareWhoseCommandDiedIsNotUsed(t *testing.T) {
 	if res.Err != nil || string(res.Value) != "2" {
 		t.Fatalf("run after the spare's command died: %s %v", res.Value, res.Err)
 	}
-	if rl.last(t) {
+	if rl.MustLast(t) {
 		t.Error("a spare whose command had died was used")
 	}
 }
@@ -395,7 +362,7 @@ func TestWarmSpareWaitsForItsDelay(t *testing.T) {
 	if res := runIn(t, l, dir, "return 2", Limits{}); res.Err != nil || string(res.Value) != "2" {
 		t.Fatalf("second run: %s %v", res.Value, res.Err)
 	}
-	if !rl.last(t) {
+	if !rl.MustLast(t) {
 		t.Fatal("the second run did not use the spare kept for it")
 	}
 }
@@ -411,7 +378,7 @@ func TestWarmPrestart(t *testing.T) {
 	if res := runIn(t, l, dir, "return 1", Limits{}); res.Err != nil {
 		t.Fatalf("first run: %v", res.Err)
 	}
-	if !rl.last(t) {
+	if !rl.MustLast(t) {
 		t.Fatal("the first run after Prestart was not warm")
 	}
 	if n := len(pids()); n != 1 {

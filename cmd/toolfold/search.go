@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/toolfold/toolfold/audit"
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -81,8 +84,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
-	defer p.Close()
+	p, ctx, done, err := startRunProxy(ctx, cfg, log)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer done()
 	text, failed, err := p.RunScript(ctx, string(code), *lang)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolfold: %v\n", err)
@@ -94,6 +100,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// startRunProxy starts the proxy of a run from the command line (toolfold
+// run, toolfold skills run), and the context to run in. The run writes the
+// audit lines a served run_script writes, when the config keeps an audit;
+// a call the policy asks about fails closed, saying why (noPersonInRun):
+// there is no MCP client here to put the question to a person. done
+// closes the proxy, then the audit.
+func startRunProxy(ctx context.Context, cfg *config.Config, log *slog.Logger) (*proxy.Proxy, context.Context, func(), error) {
+	aud, err := audit.Open(cfg.Audit, &audit.Options{Logger: log.With("component", "audit")})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Audit: aud})
+	done := func() {
+		p.Close()
+		if aud != nil {
+			aud.Close() // after the proxy: the run is recorded
+		}
+	}
+	return p, proxy.NoPersonToAsk(ctx, noPersonInRun), done, nil
+}
+
+// noPersonInRun is why a run from the command line refuses a call the
+// policy asks about.
+const noPersonInRun = "a run from the command line has no MCP client to ask through; to be asked, make the call from a client of toolfold serve"
 
 // maxScript bounds a script read from stdin.
 const maxScript = 4 << 20

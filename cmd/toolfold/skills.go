@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
@@ -147,8 +146,11 @@ func skillsRun(ctx context.Context, cfg *config.Config, log *slog.Logger, st ski
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	p := startProxy(ctx, cfg, log, 24*time.Hour, nil)
-	defer p.Close()
+	p, ctx, done, err := startRunProxy(ctx, cfg, log)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer done()
 	text, failed, err := p.RunScriptArgs(ctx, s.Code, s.Language, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolfold: %v\n", err)

@@ -10,136 +10,54 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/rewrite/internal/casegen"
 )
-
-type span struct {
-	Type  string `json:"type"`
-	Value string `json:"value"`
-}
-
-type kase struct {
-	ID    string   `json:"id"`
-	Text  string   `json:"text"`
-	Spans []span   `json:"spans"`
-	Tags  []string `json:"tags"`
-}
 
 func main() {
 	dir := flag.String("dir", "rewrite/testdata", "where the sets are")
 	flag.Parse()
-	g := &gen{r: rand.New(rand.NewPCG(15, 2026))}
+	g := &gen{casegen.New(rand.New(rand.NewPCG(15, 2026)), "gen")}
 	cases := g.all()
-	dev, hold := split(cases, 7)
+	// Per group, so that both halves hold every type and every kind of
+	// negative.
+	dev, hold := casegen.Split(cases, rand.New(rand.NewPCG(7, 7)))
 	write(filepath.Join(*dir, "generated_develop.cases.jsonl"), dev)
 	write(filepath.Join(*dir, "generated_holdout.cases.jsonl"), hold)
 	splitPresidio(*dir)
 }
 
-// split shuffles with a fixed seed and cuts in half, per tag group so that
-// both halves hold every type and every kind of negative.
-func split(cases []kase, seed uint64) (dev, hold []kase) {
-	r := rand.New(rand.NewPCG(seed, seed))
-	groups := map[string][]kase{}
-	var keys []string
-	for _, c := range cases {
-		k := c.Tags[0]
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], c)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		g := groups[k]
-		r.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
-		h := len(g) / 2
-		dev = append(dev, g[:h]...)
-		hold = append(hold, g[h:]...)
-	}
-	return dev, hold
-}
-
 func splitPresidio(dir string) {
-	b, err := os.ReadFile(filepath.Join(dir, "presidio_synth_v2.cases.jsonl"))
+	cases, err := casegen.Read(filepath.Join(dir, "presidio_synth_v2.cases.jsonl"))
 	if err != nil {
 		log.Fatal(err)
-	}
-	var cases []kase
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var c kase
-		if err := json.Unmarshal([]byte(l), &c); err != nil {
-			log.Fatal(err)
-		}
-		cases = append(cases, c)
 	}
 	r := rand.New(rand.NewPCG(1500, 15))
 	r.Shuffle(len(cases), func(i, j int) { cases[i], cases[j] = cases[j], cases[i] })
 	h := len(cases) * 7 / 10
 	dev, hold := cases[:h], cases[h:]
-	sort.Slice(dev, func(i, j int) bool { return dev[i].ID < dev[j].ID })
-	sort.Slice(hold, func(i, j int) bool { return hold[i].ID < hold[j].ID })
+	casegen.SortByID(dev)
+	casegen.SortByID(hold)
 	write(filepath.Join(dir, "presidio_develop.cases.jsonl"), dev)
 	write(filepath.Join(dir, "presidio_holdout.cases.jsonl"), hold)
 }
 
-func write(path string, cases []kase) {
-	var b strings.Builder
-	for _, c := range cases {
-		if c.Spans == nil {
-			c.Spans = []span{}
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+func write(path string, cases []casegen.Case) {
+	if err := casegen.Write(path, cases); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "%s: %d cases\n", path, len(cases))
 }
 
-type gen struct {
-	r     *rand.Rand
-	cases []kase
-	n     int
-}
-
-func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
-
-func (g *gen) digits(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('0' + g.r.IntN(10))
-	}
-	return string(b)
-}
-
-// add records a case: tmpl has one "%s" that becomes the value.
-func (g *gen) add(group, typ, value, tmpl string) {
-	g.n++
-	c := kase{ID: fmt.Sprintf("gen-%04d", g.n), Text: fmt.Sprintf(tmpl, value), Tags: []string{group}}
-	if typ != "" {
-		c.Spans = []span{{Type: typ, Value: value}}
-		c.Tags = append(c.Tags, "positive")
-	} else {
-		c.Tags = append(c.Tags, "hard-negative")
-	}
-	g.cases = append(g.cases, c)
-}
+// gen makes the cases.
+type gen struct{ *casegen.Set }
 
 // Neutral templates: no word that names the type.
 var neutral = []string{
@@ -157,7 +75,7 @@ var neutral = []string{
 	"row 12\t%s\tactive",
 }
 
-func (g *gen) all() []kase {
+func (g *gen) all() []casegen.Case {
 	g.emails()
 	g.encoded()
 	g.phones()
@@ -167,7 +85,7 @@ func (g *gen) all() []kase {
 	g.ips()
 	g.secrets()
 	g.negatives()
-	return g.cases
+	return g.Cases
 }
 
 func (g *gen) emails() {
@@ -176,15 +94,15 @@ func (g *gen) emails() {
 	idn := []string{"müller@bücher.de", "用户@例子.广告", "josé@correo.es", "δοκιμή@παράδειγμα.δοκιμή", "иван@пример.рф", "pelé@exemplo.com.br"}
 	tmpls := append([]string{"Email: %s", "write to %s please", "mailto:%s", "From: Jane <%s>", "Contact %s."}, neutral...)
 	for i := 0; i < 90; i++ {
-		v := g.pick(first) + "@" + g.pick(domains)
-		if strings.Contains(v, "Zoë") && g.r.IntN(2) == 0 {
-			v = "zoe" + g.digits(2) + "@" + g.pick(domains)
+		v := g.Pick(first) + "@" + g.Pick(domains)
+		if strings.Contains(v, "Zoë") && g.R.IntN(2) == 0 {
+			v = "zoe" + g.Digits(2) + "@" + g.Pick(domains)
 		}
-		g.add("email", "EMAIL", v, g.pick(tmpls))
+		g.Add("email", "EMAIL", v, g.Pick(tmpls))
 	}
 	for _, v := range idn {
-		g.add("email", "EMAIL", v, g.pick(tmpls))
-		g.add("email", "EMAIL", v, g.pick(tmpls))
+		g.Add("email", "EMAIL", v, g.Pick(tmpls))
+		g.Add("email", "EMAIL", v, g.Pick(tmpls))
 	}
 }
 
@@ -192,17 +110,17 @@ func (g *gen) emails() {
 // percent-encoding; the label is the original text, bytes as written.
 func (g *gen) encoded() {
 	for i := 0; i < 8; i++ {
-		u, d := g.pick([]string{"anna", "li.wei", "kim", "ops"}), g.pick([]string{"example.com", "firma.de", "mail.example.org"})
-		g.add("encoded", "EMAIL", u+"＠"+d, g.pick([]string{"%s", "mail %s", "key:%s"}))
-		g.add("encoded", "EMAIL", u+"%40"+d, g.pick([]string{"?email=%s&x=1", "https://ex.com/u?to=%s", "mailto=%s"}))
-		g.add("encoded", "EMAIL", u+"\u200b@"+d, g.pick([]string{"%s", "contact %s"}))
-		g.add("encoded", "EMAIL", strings.ToUpper(u)+"@"+d, "(%s)")
+		u, d := g.Pick([]string{"anna", "li.wei", "kim", "ops"}), g.Pick([]string{"example.com", "firma.de", "mail.example.org"})
+		g.Add("encoded", "EMAIL", u+"＠"+d, g.Pick([]string{"%s", "mail %s", "key:%s"}))
+		g.Add("encoded", "EMAIL", u+"%40"+d, g.Pick([]string{"?email=%s&x=1", "https://ex.com/u?to=%s", "mailto=%s"}))
+		g.Add("encoded", "EMAIL", u+"\u200b@"+d, g.Pick([]string{"%s", "contact %s"}))
+		g.Add("encoded", "EMAIL", strings.ToUpper(u)+"@"+d, "(%s)")
 	}
 	for i := 0; i < 4; i++ {
 		v := g.card("4", 16)
-		g.add("encoded", "CREDIT_CARD", toFullwidth(v), "card %s")
+		g.Add("encoded", "CREDIT_CARD", toFullwidth(v), "card %s")
 		a, b, c := g.ssnParts()
-		g.add("encoded", "US_SSN", toFullwidth(a+"-"+b+"-"+c), "SSN %s")
+		g.Add("encoded", "US_SSN", toFullwidth(a+"-"+b+"-"+c), "SSN %s")
 	}
 }
 
@@ -223,7 +141,7 @@ func (g *gen) variant(n *phonenumbers.PhoneNumber) *phonenumbers.PhoneNumber {
 	for try := 0; try < 20; try++ {
 		nn := *n.NationalNumber
 		mod := uint64(1000)
-		v := nn - nn%mod + uint64(g.r.IntN(int(mod)))
+		v := nn - nn%mod + uint64(g.R.IntN(int(mod)))
 		c := phonenumbers.PhoneNumber{}
 		c.CountryCode = n.CountryCode
 		c.NationalNumber = &v
@@ -247,22 +165,22 @@ func (g *gen) phones() {
 				n := g.variant(ex)
 				intl := phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
 				// International forms need no context word.
-				switch g.r.IntN(4) {
+				switch g.R.IntN(4) {
 				case 0:
-					g.add("phone", "PHONE", intl, g.pick(append(neutral, ctx...)))
+					g.Add("phone", "PHONE", intl, g.Pick(append(neutral, ctx...)))
 				case 1:
-					g.add("phone", "PHONE", phonenumbers.Format(n, phonenumbers.E164), g.pick(append(neutral, ctx...)))
+					g.Add("phone", "PHONE", phonenumbers.Format(n, phonenumbers.E164), g.Pick(append(neutral, ctx...)))
 				case 2:
-					g.add("phone", "PHONE", strings.ReplaceAll(intl, " ", "-"), g.pick(ctx))
+					g.Add("phone", "PHONE", strings.ReplaceAll(intl, " ", "-"), g.Pick(ctx))
 				case 3:
-					g.add("phone", "PHONE", strings.ReplaceAll(intl, " ", "."), g.pick(ctx))
+					g.Add("phone", "PHONE", strings.ReplaceAll(intl, " ", "."), g.Pick(ctx))
 				}
 				// National forms come with a context word.
 				nat := phonenumbers.Format(n, phonenumbers.NATIONAL)
-				if g.r.IntN(3) == 0 {
+				if g.R.IntN(3) == 0 {
 					nat = compact(nat)
 				}
-				g.add("phone", "PHONE", nat, g.pick(ctx))
+				g.Add("phone", "PHONE", nat, g.Pick(ctx))
 			}
 		}
 	}
@@ -295,7 +213,7 @@ func luhnDigit(body string) byte {
 }
 
 func (g *gen) card(prefix string, n int) string {
-	body := prefix + g.digits(n-1-len(prefix))
+	body := prefix + g.Digits(n-1-len(prefix))
 	return body + string(luhnDigit(body))
 }
 
@@ -337,13 +255,13 @@ func (g *gen) cards() {
 			case k == 2 && b.n == 16:
 				v = group4(v, "-")
 			}
-			g.add("card", "CREDIT_CARD", v, g.pick(tmpls))
+			g.Add("card", "CREDIT_CARD", v, g.Pick(tmpls))
 		}
 	}
 	for _, v := range testCards {
-		g.add("card", "CREDIT_CARD", v, g.pick(tmpls))
+		g.Add("card", "CREDIT_CARD", v, g.Pick(tmpls))
 		if len(v) == 16 {
-			g.add("card", "CREDIT_CARD", group4(v, " "), g.pick(tmpls))
+			g.Add("card", "CREDIT_CARD", group4(v, " "), g.Pick(tmpls))
 		}
 	}
 }
@@ -366,14 +284,14 @@ func (g *gen) bban(f string) string {
 		for i := 0; i < n; i++ {
 			switch f[k] {
 			case 'n':
-				b.WriteByte(byte('0' + g.r.IntN(10)))
+				b.WriteByte(byte('0' + g.R.IntN(10)))
 			case 'a':
-				b.WriteByte(byte('A' + g.r.IntN(26)))
+				b.WriteByte(byte('A' + g.R.IntN(26)))
 			case 'c':
-				if g.r.IntN(2) == 0 {
-					b.WriteByte(byte('0' + g.r.IntN(10)))
+				if g.R.IntN(2) == 0 {
+					b.WriteByte(byte('0' + g.R.IntN(10)))
 				} else {
-					b.WriteByte(byte('A' + g.r.IntN(26)))
+					b.WriteByte(byte('A' + g.R.IntN(26)))
 				}
 			}
 		}
@@ -413,18 +331,18 @@ func (g *gen) ibans() {
 			if k == 1 {
 				v = group4(v, " ")
 			}
-			g.add("iban", "IBAN", v, g.pick(tmpls))
+			g.Add("iban", "IBAN", v, g.Pick(tmpls))
 		}
 	}
 }
 
 func (g *gen) ssnParts() (string, string, string) {
 	for {
-		a := 1 + g.r.IntN(899)
+		a := 1 + g.R.IntN(899)
 		if a == 666 {
 			continue
 		}
-		return fmt.Sprintf("%03d", a), fmt.Sprintf("%02d", 1+g.r.IntN(99)), fmt.Sprintf("%04d", 1+g.r.IntN(9999))
+		return fmt.Sprintf("%03d", a), fmt.Sprintf("%02d", 1+g.R.IntN(99)), fmt.Sprintf("%04d", 1+g.R.IntN(9999))
 	}
 }
 
@@ -434,11 +352,11 @@ func (g *gen) ssns() {
 		a, b, c := g.ssnParts()
 		switch i % 3 {
 		case 0:
-			g.add("ssn", "US_SSN", a+"-"+b+"-"+c, g.pick(append(ctx, neutral...)))
+			g.Add("ssn", "US_SSN", a+"-"+b+"-"+c, g.Pick(append(ctx, neutral...)))
 		case 1:
-			g.add("ssn", "US_SSN", a+b+c, g.pick(ctx))
+			g.Add("ssn", "US_SSN", a+b+c, g.Pick(ctx))
 		case 2:
-			g.add("ssn", "US_SSN", a+" "+b+" "+c, g.pick(ctx))
+			g.Add("ssn", "US_SSN", a+" "+b+" "+c, g.Pick(ctx))
 		}
 	}
 }
@@ -447,13 +365,13 @@ func (g *gen) ips() {
 	ctx := []string{"IP %s", "from %s:443", "host=%s", "client ip: %s", `{"ip": "%s"}`, "ping %s"}
 	tmpls := append(ctx, neutral...)
 	for i := 0; i < 50; i++ {
-		v := fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), 1+g.r.IntN(254))
-		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+		v := fmt.Sprintf("%d.%d.%d.%d", 1+g.R.IntN(223), g.R.IntN(256), g.R.IntN(256), 1+g.R.IntN(254))
+		g.Add("ip", "IP_ADDRESS", v, g.Pick(tmpls))
 	}
 	for _, v := range []string{"8.8.4.4", "192.168.0.1", "10.0.0.12", "172.16.254.1", "127.0.0.1"} {
-		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+		g.Add("ip", "IP_ADDRESS", v, g.Pick(tmpls))
 	}
-	h := func() string { return fmt.Sprintf("%x", g.r.IntN(1<<16)) }
+	h := func() string { return fmt.Sprintf("%x", g.R.IntN(1<<16)) }
 	for i := 0; i < 40; i++ {
 		var v string
 		switch i % 4 {
@@ -466,10 +384,10 @@ func (g *gen) ips() {
 		case 3:
 			v = strings.ToUpper("2a00:1450:" + h() + ":" + h() + "::" + h())
 		}
-		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+		g.Add("ip", "IP_ADDRESS", v, g.Pick(tmpls))
 	}
 	for _, v := range []string{"2001:db8::1", "::ffff:192.0.2.128", "2606:4700:4700::1111", "fe80::1"} {
-		g.add("ip", "IP_ADDRESS", v, g.pick(tmpls))
+		g.Add("ip", "IP_ADDRESS", v, g.Pick(tmpls))
 	}
 }
 
@@ -483,7 +401,7 @@ const (
 func (g *gen) from(set string, n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = set[g.r.IntN(len(set))]
+		b[i] = set[g.R.IntN(len(set))]
 	}
 	return string(b)
 }
@@ -499,11 +417,11 @@ func (g *gen) secrets() {
 		func() string { return "ghs_" + g.from(alnum, 36) },
 		func() string { return "github_pat_" + g.from(alnum, 22) + "_" + g.from(alnum, 59) },
 		func() string { return "glpat-" + g.from(b64u, 20) },
-		func() string { return "xoxb-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(alnum, 24) },
+		func() string { return "xoxb-" + g.Digits(12) + "-" + g.Digits(13) + "-" + g.from(alnum, 24) },
 		func() string {
-			return "xoxp-" + g.digits(12) + "-" + g.digits(12) + "-" + g.digits(13) + "-" + g.from(hexl, 32)
+			return "xoxp-" + g.Digits(12) + "-" + g.Digits(12) + "-" + g.Digits(13) + "-" + g.from(hexl, 32)
 		},
-		func() string { return "xapp-1-A" + g.from(upnum, 10) + "-" + g.digits(13) + "-" + g.from(hexl, 64) },
+		func() string { return "xapp-1-A" + g.from(upnum, 10) + "-" + g.Digits(13) + "-" + g.from(hexl, 64) },
 		func() string { return "sk_live_" + g.from(alnum, 24) },
 		func() string { return "rk_live_" + g.from(alnum, 24) },
 		func() string { return "sk_test_" + g.from(alnum, 24) },
@@ -530,8 +448,8 @@ func (g *gen) secrets() {
 		func() string {
 			return "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI" + g.from(b64u, 30) + "." + g.from(b64u, 43)
 		},
-		func() string { return g.digits(10) + ":AA" + g.from(b64u, 33) },
-		func() string { return "ntn_" + g.digits(11) + g.from(alnum, 35) },
+		func() string { return g.Digits(10) + ":AA" + g.from(b64u, 33) },
+		func() string { return "ntn_" + g.Digits(11) + g.from(alnum, 35) },
 		func() string { return "sntrys_eyJpYXQiOjE2" + g.from(alnum, 60) },
 		func() string { return "fo1_" + g.from(b64u, 43) },
 		func() string { return "dp.pt." + g.from(alnum, 43) },
@@ -539,13 +457,13 @@ func (g *gen) secrets() {
 	}
 	for _, mk := range makers {
 		for k := 0; k < 3; k++ {
-			g.add("secret", "SECRET", mk(), g.pick(tmpls))
+			g.Add("secret", "SECRET", mk(), g.Pick(tmpls))
 		}
 	}
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + g.from(alnum+"+/", 60) + "\n" + g.from(alnum+"+/", 64) + "\n-----END RSA PRIVATE KEY-----"
-	g.add("secret", "SECRET", pem, "key file:\n%s\n")
+	g.Add("secret", "SECRET", pem, "key file:\n%s\n")
 	pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk" + g.from(alnum+"+/", 60) + "\n-----END OPENSSH PRIVATE KEY-----"
-	g.add("secret", "SECRET", pem, "%s")
+	g.Add("secret", "SECRET", pem, "%s")
 }
 
 func (g *gen) negatives() {
@@ -553,11 +471,11 @@ func (g *gen) negatives() {
 		if len(tmpls) == 0 {
 			tmpls = neutral
 		}
-		g.add(group, "", v, g.pick(tmpls))
+		g.Add(group, "", v, g.Pick(tmpls))
 	}
 	for i := 0; i < 15; i++ { // Luhn-invalid card-shaped numbers
 		v := g.card("4", 16)
-		last := (int(v[15]-'0') + 1 + g.r.IntN(8)) % 10
+		last := (int(v[15]-'0') + 1 + g.R.IntN(8)) % 10
 		v = v[:15] + string(byte('0'+last))
 		if i%2 == 0 {
 			v = group4(v, " ")
@@ -568,21 +486,21 @@ func (g *gen) negatives() {
 		neg("neg-ssn", v, "SSN %s", "%s", "id %s")
 	}
 	for i := 0; i < 10; i++ {
-		v := fmt.Sprintf("%d.%d.%d.%d", g.r.IntN(20), g.r.IntN(40), g.r.IntN(300), g.r.IntN(9000))
+		v := fmt.Sprintf("%d.%d.%d.%d", g.R.IntN(20), g.R.IntN(40), g.R.IntN(300), g.R.IntN(9000))
 		neg("neg-version", v, "version %s", "v%s", "release %s", "upgraded to %s", `{"version": "%s"}`)
 	}
 	for _, v := range []string{"1.2.3", "10.0.19041.1", "2.14.0-rc.1", "3.11.7", "256.1.1.1", "1.2.3.4.5"} {
 		neg("neg-version", v, "version %s", "%s", "build %s")
 	}
 	for i := 0; i < 10; i++ {
-		y, m, d := 2000+g.r.IntN(30), 1+g.r.IntN(12), 1+g.r.IntN(28)
+		y, m, d := 2000+g.R.IntN(30), 1+g.R.IntN(12), 1+g.R.IntN(28)
 		vs := []string{
 			fmt.Sprintf("%d-%02d-%02d", y, m, d), fmt.Sprintf("%02d.%02d.%d", d, m, y), fmt.Sprintf("%02d/%02d/%d", m, d, y),
-			fmt.Sprintf("%d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
-			fmt.Sprintf("%02d:%02d:%02d", g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
-			fmt.Sprintf("%d%02d%02d%02d%02d%02d", y, m, d, g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)),
+			fmt.Sprintf("%d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, g.R.IntN(24), g.R.IntN(60), g.R.IntN(60)),
+			fmt.Sprintf("%02d:%02d:%02d", g.R.IntN(24), g.R.IntN(60), g.R.IntN(60)),
+			fmt.Sprintf("%d%02d%02d%02d%02d%02d", y, m, d, g.R.IntN(24), g.R.IntN(60), g.R.IntN(60)),
 		}
-		neg("neg-date", g.pick(vs), "on %s", "%s", "at %s", `{"created_at": "%s"}`, "DOB %s")
+		neg("neg-date", g.Pick(vs), "on %s", "%s", "at %s", `{"created_at": "%s"}`, "DOB %s")
 	}
 	for i := 0; i < 10; i++ {
 		u := fmt.Sprintf("%s-%s-4%s-a%s-%s", g.from(hexl, 8), g.from(hexl, 4), g.from(hexl, 3), g.from(hexl, 3), g.from(hexl, 12))
@@ -594,13 +512,13 @@ func (g *gen) negatives() {
 		neg("neg-secret", v, "%s", "token: %s", "key=%s")
 	}
 	for i := 0; i < 10; i++ {
-		vs := []string{g.digits(8), g.digits(10), g.digits(12), "1" + g.digits(14), "ORD-" + g.digits(9), g.digits(6) + "-" + g.digits(4), "#" + g.digits(7), g.digits(3) + "," + g.digits(3) + "," + g.digits(3)}
-		neg("neg-number", g.pick(vs), "order %s", "%s", "invoice %s shipped", `{"count": %s}`, "total %s items", "id=%s")
+		vs := []string{g.Digits(8), g.Digits(10), g.Digits(12), "1" + g.Digits(14), "ORD-" + g.Digits(9), g.Digits(6) + "-" + g.Digits(4), "#" + g.Digits(7), g.Digits(3) + "," + g.Digits(3) + "," + g.Digits(3)}
+		neg("neg-number", g.Pick(vs), "order %s", "%s", "invoice %s shipped", `{"count": %s}`, "total %s items", "id=%s")
 	}
 	for i := 0; i < 10; i++ {
 		cc := []string{"DE", "GB", "FR", "NL", "ES"}[i%5]
 		v := iban(cc, g.bban(ibanFormats[cc]))
-		ck := (int(v[3]-'0') + 1 + g.r.IntN(8)) % 10
+		ck := (int(v[3]-'0') + 1 + g.R.IntN(8)) % 10
 		v = v[:3] + string(byte('0'+ck)) + v[4:]
 		neg("neg-iban", v, "IBAN %s", "%s", "account %s")
 	}

@@ -25,35 +25,22 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/rewrite/internal/casegen"
 )
-
-type span struct {
-	Type  string `json:"type"`
-	Value string `json:"value"`
-}
-
-type kase struct {
-	ID    string   `json:"id"`
-	Text  string   `json:"text"`
-	Spans []span   `json:"spans"`
-	Tags  []string `json:"tags"`
-}
 
 func main() {
 	dir := flag.String("dir", "rewrite/testdata", "where the sets are written")
 	flag.Parse()
-	g := &gen{r: rand.New(rand.NewPCG(13616, 4291))}
+	g := &gen{casegen.New(rand.New(rand.NewPCG(13616, 4291)), "ex")}
 	g.phones()
 	g.phoneNegatives()
 	g.cards()
@@ -63,87 +50,22 @@ func main() {
 	g.emails()
 	g.secrets()
 	g.negatives()
-	dev, hold := split(g.cases, 2026)
+	// Per group, each half in ID order.
+	dev, hold := casegen.Split(g.Cases, rand.New(rand.NewPCG(2026, 2027)))
+	casegen.SortByID(dev)
+	casegen.SortByID(hold)
 	write(filepath.Join(*dir, "examples_develop.cases.jsonl"), dev)
 	write(filepath.Join(*dir, "examples_holdout.cases.jsonl"), hold)
 }
 
-// split shuffles each group with a fixed seed and cuts it in half.
-func split(cases []kase, seed uint64) (dev, hold []kase) {
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	groups := map[string][]kase{}
-	var keys []string
-	for _, c := range cases {
-		k := c.Tags[0]
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], c)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		g := groups[k]
-		r.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
-		h := len(g) / 2
-		dev = append(dev, g[:h]...)
-		hold = append(hold, g[h:]...)
-	}
-	byID := func(cs []kase) {
-		sort.Slice(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
-	}
-	byID(dev)
-	byID(hold)
-	return dev, hold
-}
-
-func write(path string, cases []kase) {
-	var b strings.Builder
-	for _, c := range cases {
-		if c.Spans == nil {
-			c.Spans = []span{}
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+func write(path string, cases []casegen.Case) {
+	if err := casegen.Write(path, cases); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "%s: %d cases\n", path, len(cases))
 }
 
-type gen struct {
-	r     *rand.Rand
-	cases []kase
-	n     int
-}
-
-func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
-
-func (g *gen) digits(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('0' + g.r.IntN(10))
-	}
-	return string(b)
-}
-
-// add records a case: tmpl has one "%s" that becomes value; typ "" makes
-// it a hard negative.
-func (g *gen) add(group, typ, value, tmpl string) {
-	g.n++
-	c := kase{ID: fmt.Sprintf("ex-%04d", g.n), Text: strings.Replace(tmpl, "%s", value, 1), Tags: []string{group}}
-	if typ != "" {
-		c.Spans = []span{{Type: typ, Value: value}}
-		c.Tags = append(c.Tags, "positive")
-	} else {
-		c.Tags = append(c.Tags, "hard-negative")
-	}
-	g.cases = append(g.cases, c)
-}
+// gen makes the cases.
+type gen struct{ *casegen.Set }
 
 // Sentences with no word naming the value's type: the value sits after
 // all kinds of punctuation.
@@ -200,12 +122,12 @@ func (g *gen) phones() {
 		}
 	}
 	sort.Strings(minor)
-	g.r.Shuffle(len(minor), func(i, j int) { minor[i], minor[j] = minor[j], minor[i] })
+	g.R.Shuffle(len(minor), func(i, j int) { minor[i], minor[j] = minor[j], minor[i] })
 	regions := append(append([]string{}, majorRegions...), minor[:40]...)
 	for _, rg := range regions {
 		seen := map[string]bool{}
 		for k := 0; k < 4; k++ {
-			typ := phoneTypes[g.r.IntN(len(phoneTypes))]
+			typ := phoneTypes[g.R.IntN(len(phoneTypes))]
 			ex := phonenumbers.GetExampleNumberForType(rg, typ)
 			if ex == nil {
 				ex = phonenumbers.GetExampleNumber(rg)
@@ -227,8 +149,8 @@ func (g *gen) phones() {
 func (g *gen) phone(rg string, n *phonenumbers.PhoneNumber) {
 	intl := phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
 	var v string
-	tmpl := g.pick(append(plain, phoneCue...))
-	switch g.r.IntN(6) {
+	tmpl := g.Pick(append(plain, phoneCue...))
+	switch g.R.IntN(6) {
 	case 0:
 		v = intl
 	case 1:
@@ -236,7 +158,7 @@ func (g *gen) phone(rg string, n *phonenumbers.PhoneNumber) {
 	case 2:
 		// "tel:+1-201-555-0123": the number is what follows "tel:".
 		v = strings.TrimPrefix(phonenumbers.Format(n, phonenumbers.RFC3966), "tel:")
-		tmpl = g.pick([]string{"tel:%s", "<a href=\"tel:%s\">call</a>", "[phone](tel:%s)"})
+		tmpl = g.Pick([]string{"tel:%s", "<a href=\"tel:%s\">call</a>", "[phone](tel:%s)"})
 	case 3:
 		v = strings.ReplaceAll(intl, " ", "-")
 	case 4:
@@ -247,19 +169,19 @@ func (g *gen) phone(rg string, n *phonenumbers.PhoneNumber) {
 		if rg == "DE" || phonenumbers.GetCountryCodeForRegion(rg) == 49 {
 			from = "FR"
 		}
-		if g.r.IntN(3) == 0 {
+		if g.R.IntN(3) == 0 {
 			from = "US"
 		}
 		if phonenumbers.GetCountryCodeForRegion(rg) == 1 {
 			from = "GB"
 		}
 		v = phonenumbers.FormatOutOfCountryCallingNumber(n, from)
-		tmpl = g.pick(phoneCue)
+		tmpl = g.Pick(phoneCue)
 	}
-	g.add("phone-intl", "PHONE", v, tmpl)
+	g.Add("phone-intl", "PHONE", v, tmpl)
 
 	nat := phonenumbers.Format(n, phonenumbers.NATIONAL)
-	switch g.r.IntN(5) {
+	switch g.R.IntN(5) {
 	case 1:
 		nat = strings.ReplaceAll(nat, " ", "-")
 	case 2:
@@ -272,10 +194,10 @@ func (g *gen) phone(rg string, n *phonenumbers.PhoneNumber) {
 	}
 	// Most national numbers come with a word saying what they are; some
 	// do not.
-	if g.r.IntN(4) == 0 {
-		g.add("phone-national-bare", "PHONE", nat, g.pick(plain))
+	if g.R.IntN(4) == 0 {
+		g.Add("phone-national-bare", "PHONE", nat, g.Pick(plain))
 	} else {
-		g.add("phone-national", "PHONE", nat, g.pick(phoneCue))
+		g.Add("phone-national", "PHONE", nat, g.Pick(phoneCue))
 	}
 }
 
@@ -303,7 +225,7 @@ func (g *gen) phoneNegatives() {
 			if err == nil && phonenumbers.IsPossibleNumber(p) {
 				continue
 			}
-			g.add("neg-phone", "", v, g.pick(plain))
+			g.Add("neg-phone", "", v, g.Pick(plain))
 			break
 		}
 	}
@@ -362,7 +284,7 @@ func (g *gen) cards() {
 		}
 		for k := 0; k < 2; k++ {
 			w := v
-			switch g.r.IntN(4) {
+			switch g.R.IntN(4) {
 			case 1:
 				w = fours(v, " ")
 				if len(v) == 15 {
@@ -374,16 +296,16 @@ func (g *gen) cards() {
 					w = v[:4] + "-" + v[4:10] + "-" + v[10:]
 				}
 			}
-			g.add("card", "CREDIT_CARD", w, g.pick(append(plain, cue...)))
+			g.Add("card", "CREDIT_CARD", w, g.Pick(append(plain, cue...)))
 		}
 		// The same number with its check digit changed is no card.
-		last := (int(v[len(v)-1]-'0') + 1 + g.r.IntN(8)) % 10
+		last := (int(v[len(v)-1]-'0') + 1 + g.R.IntN(8)) % 10
 		bad := v[:len(v)-1] + string(byte('0'+last))
-		if g.r.IntN(2) == 0 {
+		if g.R.IntN(2) == 0 {
 			bad = fours(bad, " ")
 		}
-		if g.r.IntN(3) == 0 {
-			g.add("neg-card", "", bad, g.pick(cue))
+		if g.R.IntN(3) == 0 {
+			g.Add("neg-card", "", bad, g.Pick(cue))
 		}
 	}
 }
@@ -436,19 +358,19 @@ func (g *gen) ibans() {
 			continue
 		}
 		w := v
-		if g.r.IntN(2) == 0 {
+		if g.R.IntN(2) == 0 {
 			w = fours(v, " ")
 		}
-		g.add("iban", "IBAN", w, g.pick(append(plain, cue...)))
-		if g.r.IntN(3) == 0 {
+		g.Add("iban", "IBAN", w, g.Pick(append(plain, cue...)))
+		if g.R.IntN(3) == 0 {
 			// One digit of the account changed: the checksum fails.
-			i := len(v) - 1 - g.r.IntN(4)
+			i := len(v) - 1 - g.R.IntN(4)
 			for i > 4 && (v[i] < '0' || v[i] > '9') {
 				i--
 			}
-			bad := v[:i] + string(byte('0'+(int(v[i]-'0')+1+g.r.IntN(8))%10)) + v[i+1:]
+			bad := v[:i] + string(byte('0'+(int(v[i]-'0')+1+g.R.IntN(8))%10)) + v[i+1:]
 			if !ibanOK(bad) {
-				g.add("neg-iban", "", bad, g.pick(cue))
+				g.Add("neg-iban", "", bad, g.Pick(cue))
 			}
 		}
 	}
@@ -458,23 +380,23 @@ func (g *gen) ssns() {
 	cue := []string{"SSN: %s", "ssn %s", "Social Security No. %s", "SSN#%s", `{"ssn":"%s"}`, "SS# %s",
 		"social security number %s", "taxpayer SSN=%s"}
 	for i := 0; i < 40; i++ {
-		area := 1 + g.r.IntN(898)
+		area := 1 + g.R.IntN(898)
 		if area == 666 {
 			area = 667
 		}
-		a, b, c := fmt.Sprintf("%03d", area), fmt.Sprintf("%02d", 1+g.r.IntN(99)), fmt.Sprintf("%04d", 1+g.r.IntN(9999))
-		switch g.r.IntN(3) {
+		a, b, c := fmt.Sprintf("%03d", area), fmt.Sprintf("%02d", 1+g.R.IntN(99)), fmt.Sprintf("%04d", 1+g.R.IntN(9999))
+		switch g.R.IntN(3) {
 		case 0:
-			g.add("ssn", "US_SSN", a+"-"+b+"-"+c, g.pick(append(plain, cue...)))
+			g.Add("ssn", "US_SSN", a+"-"+b+"-"+c, g.Pick(append(plain, cue...)))
 		case 1:
-			g.add("ssn", "US_SSN", a+b+c, g.pick(cue))
+			g.Add("ssn", "US_SSN", a+b+c, g.Pick(cue))
 		case 2:
-			g.add("ssn", "US_SSN", a+" "+b+" "+c, g.pick(cue))
+			g.Add("ssn", "US_SSN", a+" "+b+" "+c, g.Pick(cue))
 		}
 	}
 	for _, v := range []string{"000-45-6789", "666-45-6789", "900-12-3456", "987-65-4320", "219-00-9999", "078-05-0000",
 		"123-45-0000", "000-00-0000", "999-99-9999", "734-00-1234"} {
-		g.add("neg-ssn", "", v, g.pick(cue))
+		g.Add("neg-ssn", "", v, g.Pick(cue))
 	}
 }
 
@@ -482,36 +404,36 @@ func (g *gen) ips() {
 	cue := []string{"IP %s", "ip=%s", "from %s port 22", "client %s connected", "X-Forwarded-For: %s", `{"remote_addr":"%s"}`,
 		"ssh root@%s", "ping %s", "host %s is down", "addr:%s"}
 	for i := 0; i < 30; i++ {
-		v := fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256))
-		g.add("ip", "IP_ADDRESS", v, g.pick(append(plain, cue...)))
+		v := fmt.Sprintf("%d.%d.%d.%d", 1+g.R.IntN(223), g.R.IntN(256), g.R.IntN(256), g.R.IntN(256))
+		g.Add("ip", "IP_ADDRESS", v, g.Pick(append(plain, cue...)))
 	}
-	h := func() string { return fmt.Sprintf("%x", g.r.IntN(1<<16)) }
-	h4 := func() string { return fmt.Sprintf("%04x", g.r.IntN(1<<16)) }
+	h := func() string { return fmt.Sprintf("%x", g.R.IntN(1<<16)) }
+	h4 := func() string { return fmt.Sprintf("%04x", g.R.IntN(1<<16)) }
 	forms := []func() string{
 		func() string { return strings.Join([]string{h4(), h4(), h4(), h4(), h4(), h4(), h4(), h4()}, ":") },
 		func() string { return "2001:db8::" + h() },
 		func() string { return "2001:db8:" + h() + ":" + h() + "::" + h() },
 		func() string { return "fe80::" + h() + ":" + h() + ":" + h() + ":" + h() },
 		func() string {
-			return "::ffff:" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256))
+			return "::ffff:" + fmt.Sprintf("%d.%d.%d.%d", 1+g.R.IntN(223), g.R.IntN(256), g.R.IntN(256), g.R.IntN(256))
 		},
 		func() string {
-			return "64:ff9b::" + fmt.Sprintf("%d.%d.%d.%d", 1+g.r.IntN(223), g.r.IntN(256), g.r.IntN(256), g.r.IntN(256))
+			return "64:ff9b::" + fmt.Sprintf("%d.%d.%d.%d", 1+g.R.IntN(223), g.R.IntN(256), g.R.IntN(256), g.R.IntN(256))
 		},
 		func() string {
 			return strings.ToUpper("2a02:" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h() + ":" + h())
 		},
 		func() string { return "2600:" + h() + "::" + h() + ":" + h() },
-		func() string { return "fd" + fmt.Sprintf("%02x", g.r.IntN(256)) + ":" + h() + ":" + h() + "::1" },
+		func() string { return "fd" + fmt.Sprintf("%02x", g.R.IntN(256)) + ":" + h() + ":" + h() + "::1" },
 		func() string { return "::1" },
 	}
 	for i := 0; i < 40; i++ {
 		v := forms[i%len(forms)]()
-		tmpl := g.pick(append(plain, cue...))
-		if g.r.IntN(5) == 0 {
+		tmpl := g.Pick(append(plain, cue...))
+		if g.R.IntN(5) == 0 {
 			tmpl = "http://[%s]:8080/status"
 		}
-		g.add("ip", "IP_ADDRESS", v, tmpl)
+		g.Add("ip", "IP_ADDRESS", v, tmpl)
 	}
 }
 
@@ -522,17 +444,17 @@ func (g *gen) emails() {
 	domains := []string{"example.org", "example.co.uk", "mail.example.com", "example.photography", "sub.dept.example.edu",
 		"example.travel", "beispiel.de", "exemple.fr", "xn--mller-kva.example", "example.museum"}
 	for i := 0; i < 40; i++ {
-		g.add("email", "EMAIL", g.pick(locals)+"@"+g.pick(domains), g.pick(append(plain, cue...)))
+		g.Add("email", "EMAIL", g.Pick(locals)+"@"+g.Pick(domains), g.Pick(append(plain, cue...)))
 	}
 	// RFC 6530/6531 addresses: non-ASCII local parts and domains.
 	for _, v := range []string{"用户@例子.广告", "अजय@डाटा.भारत", "квіточка@пошта.укр", "θσερ@εχαμπλε.ψομ",
 		"Dörte@Sörensen.example.com", "коля@пример.рф", "medmenu@例え.テスト", "josé.silva@exemplo.pt",
 		"χρήστης@παράδειγμα.ελ", "ñandú@ejemplo.es", "ökonom@straße.de", "støtte@eksempel.no"} {
-		g.add("email", "EMAIL", v, g.pick(append(plain, cue...)))
+		g.Add("email", "EMAIL", v, g.Pick(append(plain, cue...)))
 	}
 	for _, v := range []string{"first.last@", "@handle", "user@localhost", "pkg@2.1.0", "a@b", "name at example.org",
 		"user[at]example[dot]com", "@media", "x@y.z1", "me@@example.org", "git@github.com:acme/tool.git", "@Override"} {
-		g.add("neg-email", "", v, g.pick(plain))
+		g.Add("neg-email", "", v, g.Pick(plain))
 	}
 }
 
@@ -546,7 +468,7 @@ const (
 func (g *gen) from(set string, n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = set[g.r.IntN(len(set))]
+		b[i] = set[g.R.IntN(len(set))]
 	}
 	return string(b)
 }
@@ -558,7 +480,7 @@ func (g *gen) secrets() {
 		func() string { return "ghr_" + g.from(alnum, 36) },
 		func() string { return "glptt-" + g.from(hexl, 40) },
 		func() string { return "gldt-" + g.from(b64u, 20) },
-		func() string { return "xoxa-2-" + g.digits(12) + "-" + g.digits(12) + "-" + g.from(hexl, 32) },
+		func() string { return "xoxa-2-" + g.Digits(12) + "-" + g.Digits(12) + "-" + g.from(hexl, 32) },
 		func() string { return "rk_test_" + g.from(alnum, 24) },
 		func() string { return "whsec_" + g.from(alnum, 32) },
 		func() string { return "sk-svcacct-" + g.from(b64u, 64) },
@@ -570,7 +492,7 @@ func (g *gen) secrets() {
 		func() string { return "GOCSPX-" + g.from(b64u, 28) },
 		func() string { return "ya29." + g.from(b64u, 120) },
 		func() string { return "key-" + g.from(hexl, 32) },
-		func() string { return g.from(hexl, 32) + "-us" + fmt.Sprint(1+g.r.IntN(20)) },
+		func() string { return g.from(hexl, 32) + "-us" + fmt.Sprint(1+g.R.IntN(20)) },
 		func() string { return "sbp_" + g.from(hexl, 40) },
 		func() string { return "shpss_" + g.from("abcdefABCDEF0123456789", 32) },
 		func() string { return "dp.st." + g.from(alnum, 43) },
@@ -583,14 +505,14 @@ func (g *gen) secrets() {
 	}
 	for _, mk := range makers {
 		for k := 0; k < 2; k++ {
-			g.add("secret", "SECRET", mk(), g.pick(append(plain, cue...)))
+			g.Add("secret", "SECRET", mk(), g.Pick(append(plain, cue...)))
 		}
 	}
-	g.add("secret", "SECRET", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE"+g.from(alnum+"+/", 56)+"\n"+g.from(alnum+"+/", 64)+"\n-----END EC PRIVATE KEY-----", "key.pem:\n%s")
-	g.add("secret", "SECRET", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg"+g.from(alnum+"+/", 50)+"\n-----END PRIVATE KEY-----", "%s\n")
+	g.Add("secret", "SECRET", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE"+g.from(alnum+"+/", 56)+"\n"+g.from(alnum+"+/", 64)+"\n-----END EC PRIVATE KEY-----", "key.pem:\n%s")
+	g.Add("secret", "SECRET", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg"+g.from(alnum+"+/", 50)+"\n-----END PRIVATE KEY-----", "%s\n")
 	for _, v := range []string{"sk_live_xxxxxxxxxxxxxxxx", "ghp_XXXXXXXXXXXX", "AKIA...", "token=<redacted>", "YOUR_API_KEY",
 		"xoxb-your-token", "sk-...", "Bearer $TOKEN", "glpat-xxxx"} {
-		g.add("neg-secret", "", v, g.pick(cue))
+		g.Add("neg-secret", "", v, g.Pick(cue))
 	}
 }
 
@@ -598,7 +520,7 @@ func (g *gen) secrets() {
 // number that is no card).
 func (g *gen) notLuhn(n int) string {
 	for {
-		if v := g.digits(n); !luhnOK(v) {
+		if v := g.Digits(n); !luhnOK(v) {
 			return v
 		}
 	}
@@ -609,25 +531,25 @@ func (g *gen) negatives() {
 		if len(tmpls) == 0 {
 			tmpls = plain
 		}
-		g.add(group, "", v, g.pick(tmpls))
+		g.Add(group, "", v, g.Pick(tmpls))
 	}
 	for i := 0; i < 12; i++ {
-		y, m, d := 1950+g.r.IntN(75), 1+g.r.IntN(12), 1+g.r.IntN(28)
-		hh, mm, ss := g.r.IntN(24), g.r.IntN(60), g.r.IntN(60)
+		y, m, d := 1950+g.R.IntN(75), 1+g.R.IntN(12), 1+g.R.IntN(28)
+		hh, mm, ss := g.R.IntN(24), g.R.IntN(60), g.R.IntN(60)
 		vs := []string{
 			fmt.Sprintf("%d-%02d-%02d %02d:%02d:%02d", y, m, d, hh, mm, ss), fmt.Sprintf("%02d/%02d/%d", d, m, y),
 			fmt.Sprintf("%d.%02d.%02d", y, m, d), fmt.Sprintf("%02d-%02d-%d", m, d, y), fmt.Sprintf("%d%02d%02d", y, m, d),
-			fmt.Sprintf("%02d:%02d–%02d:%02d", hh, mm, (hh+2)%24, mm), fmt.Sprintf("%d-%02d-%02dT%02d:%02d:%02d.%03d+02:00", y, m, d, hh, mm, ss, g.r.IntN(1000)),
+			fmt.Sprintf("%02d:%02d–%02d:%02d", hh, mm, (hh+2)%24, mm), fmt.Sprintf("%d-%02d-%02dT%02d:%02d:%02d.%03d+02:00", y, m, d, hh, mm, ss, g.R.IntN(1000)),
 		}
-		neg("neg-date", g.pick(vs), "DOB: %s", "born %s", "%s", "updated_at=%s", "Date of birth %s", "at %s")
+		neg("neg-date", g.Pick(vs), "DOB: %s", "born %s", "%s", "updated_at=%s", "Date of birth %s", "at %s")
 	}
 	for i := 0; i < 10; i++ {
 		vs := []string{
-			fmt.Sprintf("%d.%d.%d", g.r.IntN(30), g.r.IntN(50), g.r.IntN(400)),
-			fmt.Sprintf("v%d.%d.%d-beta.%d", g.r.IntN(9), g.r.IntN(30), g.r.IntN(30), g.r.IntN(9)),
-			fmt.Sprintf("%d.%d.%d.%d", 10+g.r.IntN(20), g.r.IntN(9), 10000+g.r.IntN(9000), g.r.IntN(3000)),
+			fmt.Sprintf("%d.%d.%d", g.R.IntN(30), g.R.IntN(50), g.R.IntN(400)),
+			fmt.Sprintf("v%d.%d.%d-beta.%d", g.R.IntN(9), g.R.IntN(30), g.R.IntN(30), g.R.IntN(9)),
+			fmt.Sprintf("%d.%d.%d.%d", 10+g.R.IntN(20), g.R.IntN(9), 10000+g.R.IntN(9000), g.R.IntN(3000)),
 		}
-		neg("neg-version", g.pick(vs), "version %s", "Chrome/%s", "%s", "pip install tool==%s", "build %s")
+		neg("neg-version", g.Pick(vs), "version %s", "Chrome/%s", "%s", "pip install tool==%s", "build %s")
 	}
 	for i := 0; i < 10; i++ {
 		vs := []string{
@@ -635,16 +557,16 @@ func (g *gen) negatives() {
 			g.from(hexl, 40), g.from(hexl, 64), g.from(hexl, 7),
 			strings.Join([]string{g.from(hexl, 2), g.from(hexl, 2), g.from(hexl, 2), g.from(hexl, 2), g.from(hexl, 2), g.from(hexl, 2)}, ":"),
 		}
-		neg("neg-id", g.pick(vs), "id %s", "commit %s", "%s", "sha256:%s", "mac %s", `{"request_id":"%s"}`)
+		neg("neg-id", g.Pick(vs), "id %s", "commit %s", "%s", "sha256:%s", "mac %s", `{"request_id":"%s"}`)
 	}
 	for i := 0; i < 14; i++ {
 		vs := []string{
-			g.digits(9), g.digits(11), g.notLuhn(13), g.notLuhn(16), "978-" + g.digits(1) + "-" + g.digits(3) + "-" + g.digits(5) + "-" + g.digits(1),
-			fmt.Sprintf("%d,%03d,%03d.%02d", 1+g.r.IntN(99), g.r.IntN(1000), g.r.IntN(1000), g.r.IntN(100)),
-			fmt.Sprintf("%d.%06d, %d.%06d", g.r.IntN(90), g.r.IntN(1000000), g.r.IntN(180), g.r.IntN(1000000)),
-			"PO-" + g.digits(4) + "-" + g.digits(6), g.digits(4) + " " + g.digits(4), "#" + g.digits(10),
-			fmt.Sprintf("%d ms", 1000000+g.r.IntN(9000000)), "1" + g.digits(12),
+			g.Digits(9), g.Digits(11), g.notLuhn(13), g.notLuhn(16), "978-" + g.Digits(1) + "-" + g.Digits(3) + "-" + g.Digits(5) + "-" + g.Digits(1),
+			fmt.Sprintf("%d,%03d,%03d.%02d", 1+g.R.IntN(99), g.R.IntN(1000), g.R.IntN(1000), g.R.IntN(100)),
+			fmt.Sprintf("%d.%06d, %d.%06d", g.R.IntN(90), g.R.IntN(1000000), g.R.IntN(180), g.R.IntN(1000000)),
+			"PO-" + g.Digits(4) + "-" + g.Digits(6), g.Digits(4) + " " + g.Digits(4), "#" + g.Digits(10),
+			fmt.Sprintf("%d ms", 1000000+g.R.IntN(9000000)), "1" + g.Digits(12),
 		}
-		neg("neg-number", g.pick(vs), "order %s", "%s", "tracking %s", "ISBN %s", "amount: %s", "took %s", `{"id":%s}`, "ref=%s", "location %s")
+		neg("neg-number", g.Pick(vs), "order %s", "%s", "tracking %s", "ISBN %s", "amount: %s", "took %s", `{"id":%s}`, "ref=%s", "location %s")
 	}
 }
