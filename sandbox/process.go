@@ -310,7 +310,7 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone f
 		state = c.killAndReap()
 	}
 	dur := time.Since(c.start)
-	cancel() // in-flight host calls end
+	cancel()          // in-flight host calls end
 	c.drain(&readers) // its read deadline stops the stdout reader too
 	stdout.Wait()
 	b.wait()
