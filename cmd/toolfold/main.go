@@ -11,7 +11,7 @@
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
 //	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID]
 //	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
-//	toolfold bench   [--quick] [--npm DIR] [--svg FILE]
+//	toolfold bench   [--quick] [--npm DIR] [--svg FILE] [--only SECTIONS]
 //	toolfold eval-search [--corpus DIR] [--lines]
 //	toolfold eval-pii [--data FILE.jsonl]
 //	toolfold version
@@ -80,7 +80,7 @@ Usage:
                                              print the audit trail (audit: in the config) as a table
   toolfold tools   [-c FILE] pins | changed | approve NAME...
                                              tool pins: which tools changed since first seen; accept a change
-  toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--timeout 20m]
+  toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--only SECTIONS] [--timeout 20m]
                                              measure tokens, latency and memory against real servers
   toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--set NAME|all] [--lines]
                                              score search_tools' ranking on a labelled corpus
