@@ -161,7 +161,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
 	p.sessions.release = func(s *Session) {
-		p.tails.wait() // runs answered at done, still ending in the workspace
+		s.tails.wait() // its runs answered at done, still ending in the workspace
 		p.workspaces.release(s)
 		p.pool.releaseSession(s)
 	}

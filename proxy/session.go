@@ -44,6 +44,9 @@ type Session struct {
 	// approvals are the tools a person allowed for the rest of this
 	// session (policy); they end with it.
 	approvals policy.Approvals
+	// tails are this session's runs answered at done whose processes are
+	// still ending (workspace.go): its end waits for them, and only them.
+	tails tails
 
 	// mu guards what follows, except where a field says otherwise.
 	mu       sync.Mutex

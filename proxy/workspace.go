@@ -265,8 +265,8 @@ func (w *workspaces) overLimit(dir string) error {
 //
 // It returns as soon as the script has said it is done
 // (sandbox.Request.OnDone): its processes, all sent SIGKILL by then, are
-// torn down in the background (p.tails), which a session's end and Close
-// wait for.
+// torn down in the background (tails), which the session's end (its own
+// runs) and Close (every run) wait for.
 func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
 	s := sessionOf(ctx)
 	dir := ""
@@ -284,31 +284,44 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		err error
 	}
 	answered := make(chan *sandbox.Result, 1)
-	req.OnDone = func(res *sandbox.Result) { answered <- res }
+	req.OnDone = func(res *sandbox.Result) {
+		select {
+		case answered <- res:
+		default: // called once; never block the run
+		}
+	}
 	finished := make(chan ran, 1)
 	p.tails.add()
+	if s != nil {
+		s.tails.add()
+	}
 	go func() {
-		defer p.tails.done()
+		defer func() {
+			if s != nil {
+				s.tails.done()
+			}
+			p.tails.done()
+		}()
 		res, err := r.Run(runCtx, req, host)
 		stop()
 		finished <- ran{res, err}
+		if dir != "" && err == nil && usage(dir, p.workspaces.limit) > p.workspaces.limit {
+			// Over the limit only after the answer (a write in flight at
+			// done): the session's next run finds it so and says so.
+			p.log.Warn("a session workspace is over its limit after a run answered at done", "dir", filepath.Base(dir))
+		}
 	}()
 	var res *sandbox.Result
 	select {
 	case res = <-answered:
-		cp := *res // the sandbox's until Run returns: changed below
+		// The sandbox's until Run returns, which it may still be doing:
+		// changed below, so copied, its error too.
+		cp := *res
+		if cp.Err != nil {
+			e := *cp.Err
+			cp.Err = &e
+		}
 		res = &cp
-		// The run's processes end in the background. What they wrote to the
-		// workspace before done is checked now; the run's own goroutine
-		// checks again once they are gone (below).
-		go func() {
-			f := <-finished
-			if dir != "" && f.err == nil {
-				if full := p.workspaces.overLimit(dir); full != nil {
-					p.log.Warn("workspace over its limit after a run", "err", full)
-				}
-			}
-		}()
 	case f := <-finished:
 		if f.err != nil {
 			return f.res, f.err

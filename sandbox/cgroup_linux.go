@@ -168,6 +168,41 @@ func (g *runCgroup) join(pid int) error {
 	return nil
 }
 
+// killTasks sends SIGKILL to every process in the run's cgroups, which
+// hold every process of the run whatever its process group or session
+// (cgroup.kill on v2; each listed pid on v1, again while a pass finds one
+// it had not killed, in case one forked meanwhile).
+func (g *runCgroup) killTasks() {
+	if g.v2 {
+		for _, d := range g.dirs {
+			if os.WriteFile(d+"/cgroup.kill", []byte("1"), 0) == nil {
+				return
+			}
+		}
+	}
+	killed := make(map[int]bool)
+	for range 10 {
+		fresh := false
+		for _, d := range g.dirs {
+			procs, err := os.ReadFile(d + "/cgroup.procs")
+			if err != nil {
+				continue
+			}
+			for _, f := range bytes.Fields(procs) {
+				pid, err := strconv.Atoi(string(f))
+				if err != nil || pid <= 0 || killed[pid] {
+					continue
+				}
+				killed[pid], fresh = true, true
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if !fresh {
+			return
+		}
+	}
+}
+
 // oomKilled reports whether the memory controller killed a task of the run.
 func (g *runCgroup) oomKilled() bool {
 	if g.mem == "" {

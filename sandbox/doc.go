@@ -279,9 +279,12 @@
 //
 // A caller that sets Request.OnDone (the proxy does) is answered as soon as
 // the done frame arrives: the parent sends SIGKILL to the run's process
-// group, whose leader is the init, so every process of the PID namespace
-// dies with it; reads what the script printed before done, which is in the
-// stdout pipe already; and calls OnDone with the result. The processes'
+// group, whose leader is the init, and to every process in the run's
+// cgroups (a setsid daemon included; without cgroups the rest of the PID
+// namespace dies with the init, a moment later); reads what the script
+// printed before done, which is in the stdout pipe already (with what
+// other processes of the run printed until the kill); and calls OnDone
+// with the result. The processes'
 // exit (an interpreter's memory torn down, the init woken and reaped:
 // most of a warm run's time on a busy machine) then runs while the caller
 // answers, and Run returns, with the same result, once they have ended.

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,12 @@ import (
 // returned, and the run's processes, as OnDone saw them after giving a
 // SIGKILLed process time to die.
 func runOnDone(t *testing.T, script string, lim Limits) (answered, res *Result, leftAtAnswer []int) {
+	return runOnDoneIn(t, script, lim, "", nil)
+}
+
+// runOnDoneIn is runOnDone in the workspace dir ("": none), calling atDone,
+// when set, first thing in OnDone.
+func runOnDoneIn(t *testing.T, script string, lim Limits, dir string, atDone func()) (answered, res *Result, leftAtAnswer []int) {
 	t.Helper()
 	needSandbox(t)
 	p := testRunner(t, "sh")
@@ -22,7 +29,10 @@ func runOnDone(t *testing.T, script string, lim Limits) (answered, res *Result, 
 	var w runWatch
 	p.onStart = w.started
 	var calls atomic.Int32
-	req := Request{Code: "unused", Limits: lim, OnDone: func(r *Result) {
+	req := Request{Code: "unused", Limits: lim, Workdir: dir, OnDone: func(r *Result) {
+		if atDone != nil {
+			atDone()
+		}
 		calls.Add(1)
 		answered = r
 		// SIGKILL was sent before this call: a killed process is gone
@@ -47,14 +57,25 @@ func runOnDone(t *testing.T, script string, lim Limits) (answered, res *Result, 
 	return answered, res, leftAtAnswer
 }
 
-// A script that says it is done and goes on running (a loop, a daemon) is
-// stopped at done: the caller answers with the result while nothing of the
-// script runs any more.
+// A script that says it is done and goes on running (a loop, a daemon in
+// a session of its own) is stopped at done: the caller answers with the
+// result while nothing of the script runs any more.
 func TestOnDoneStopsWhatRunsAfterDone(t *testing.T) {
-	answered, res, left := runOnDone(t, `echo before
-setsid sh -c 'sleep 30' </dev/null >/dev/null 2>&1 3>&- 4>&- &
+	work := t.TempDir()
+	log := filepath.Join(work, "log")
+	size := func() int64 {
+		fi, err := os.Stat(log)
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	var atAnswer int64
+	answered, res, left := runOnDoneIn(t, `echo before
+setsid sh -c 'while :; do echo x >> log; done' </dev/null >/dev/null 2>&1 3>&- 4>&- &
+while [ ! -s log ]; do sleep 0.01; done
 echo '{"method":"done","params":{"value":7}}' >&3
-while :; do echo after; sleep 0.01; done`, Limits{Timeout: 20 * time.Second})
+while :; do echo after; sleep 0.01; done`, Limits{Timeout: 20 * time.Second}, work, func() { atAnswer = size() })
 	if answered == nil {
 		t.Fatalf("OnDone was not called; Run returned %+v", res)
 	}
@@ -66,6 +87,10 @@ while :; do echo after; sleep 0.01; done`, Limits{Timeout: 20 * time.Second})
 	}
 	if len(left) > 0 {
 		t.Errorf("processes %v of the run were still there when the caller was answered", left)
+	}
+	// A write in flight when SIGKILL came may still land: one line.
+	if after := size(); atAnswer < 0 || after > atAnswer+2 {
+		t.Errorf("the daemon's log grew from %d to %d bytes after the answer: it ran on", atAnswer, after)
 	}
 }
 

@@ -351,10 +351,12 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone f
 func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.WaitGroup, cancel func(), onDone func(*Result)) *Result {
 	c.mu.Lock()
 	if !c.reaped {
-		// The group, and with the sandbox's init (its leader) every process
-		// of its PID namespace, which dies with its init. No cause: the
-		// script had ended.
+		// No cause: the script had ended. The group, with the sandbox's
+		// init at its head; every process in the run's cgroups, a setsid
+		// daemon included; and what is left of the PID namespace dies with
+		// its init.
 		unix.Kill(-c.pid, unix.SIGKILL)
+		c.init.killTasks()
 	}
 	c.mu.Unlock()
 	dur := time.Since(c.start)

@@ -326,6 +326,14 @@ func (ic *initConn) finish() {
 	ic.sock.Close()
 }
 
+// killTasks sends SIGKILL to every process of the run in its cgroups, a
+// daemon in its own session included; nothing without a cgroup.
+func (ic *initConn) killTasks() {
+	if ic != nil && ic.cg != nil {
+		ic.cg.killTasks()
+	}
+}
+
 // snapshot records, while the run's cgroup exists, whether its memory
 // controller killed a task and its pids controller refused one.
 func (ic *initConn) snapshot() {

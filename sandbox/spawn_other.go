@@ -22,6 +22,7 @@ func (p *procRunner) sandboxed() bool { return false }
 
 func (*initConn) begin(int, []*os.File) error             { return nil }
 func (*initConn) settled() <-chan struct{}                { return nil }
+func (*initConn) killTasks()                              {}
 func (*initConn) ended() bool                             { return false }
 func (*initConn) quiet(int) bool                          { return true }
 func (*initConn) snapshot()                               {}
