@@ -130,8 +130,12 @@ func ipv6End(s string, i int) int {
 	}
 	// With "::", three groups, or two when the first is a full group
 	// with a digit ("fe80::1"), so that "a::b" and "dead::beef" in code
-	// are not addresses.
-	if !double && groups != 8 || double && groups < 2 || groups == 2 && !(len(first) == 4 && strings.IndexAny(first, "0123456789") >= 0) {
+	// are not addresses; or one group with a digit after a leading "::"
+	// ("::1", "::2"), which code does not write after white space or
+	// punctuation (the scanner starts "::" only there).
+	lead := s[i] == ':'
+	if !double && groups != 8 || double && groups < 1 || groups == 1 && !(lead && strings.IndexAny(first, "0123456789") >= 0) ||
+		groups == 2 && !(len(first) == 4 && strings.IndexAny(first, "0123456789") >= 0) {
 		return -1
 	}
 	return j
