@@ -107,6 +107,16 @@ func TestPhoneForms(t *testing.T) {
 		{"phone 0049 30 1234567", "PHONE:0049 30 1234567"},
 		{"tel=%2B44%2020%207946%200958", "PHONE:%2B44%2020%207946%200958"},
 		{"card=4111%201111%201111%201111", "CREDIT_CARD:4111%201111%201111%201111"},
+		// A country code in brackets; a slash after the area code.
+		{"mobile (+62) 812 3456 789", "PHONE:(+62) 812 3456 789"},
+		{"(+44) 20 7946 0958", "PHONE:(+44) 20 7946 0958"},
+		{"Call me at +36 20/986-4112", "PHONE:+36 20/986-4112"},
+		{"+49 30/1234/567", ""},
+		{"(+99) 12 34 56", ""},
+		// A '+' number of a length its country does not use is still
+		// the number a word names, '+' included.
+		{"Tel. +9949426123471", "PHONE:+9949426123471"},
+		{"score +9949426123471", ""},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)

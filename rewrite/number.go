@@ -213,7 +213,13 @@ func (sc *scanner) number(i int) int {
 		if r.ext > 0 {
 			end = r.ext
 		}
-		sc.emit(i, end, TypePhone)
+		// A '+' the international check refused (a length the country
+		// does not use) still belongs to the number the words name.
+		start := i
+		if i > 0 && s[i-1] == '+' && (i < 2 || !isAlnum(s[i-2])) {
+			start--
+		}
+		sc.emit(start, end, TypePhone)
 		return end
 	}
 	return r.end

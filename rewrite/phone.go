@@ -216,17 +216,48 @@ func dateLike(s string, r *numRun) bool {
 }
 
 // intlPhone parses "+CC …" at s[i]: 7 to 15 digits (a "(0)" trunk group
-// not counted), groups of digits separated by one space, '-' or '.'.
+// not counted), groups of digits separated by one space, '-' or '.', and
+// at most one '/' after the area code ("+36 20/986-4112").
 func (sc *scanner) intlPhone(i int) int {
 	s := sc.s
 	if i+1 >= len(s) || !isDigit(s[i+1]) || s[i+1] == '0' {
 		return -1
 	}
-	var r numRun
-	if !parseRun(s, i+1, &r) || r.seps&sepSlash != 0 {
+	return intlRun(s, i+1, nil, 1)
+}
+
+// intlParen parses "(+CC) …" at s[i] ("(+62) 812 3456 789"): the country
+// code in brackets, then the national number as after "+CC ".
+func (sc *scanner) intlParen(i int) int {
+	s := sc.s
+	j := i + 2
+	for j < len(s) && isDigit(s[j]) && j-i-2 < 3 {
+		j++
+	}
+	if j == i+2 || s[i+2] == '0' || j+2 >= len(s) || s[j] != ')' {
 		return -1
 	}
-	digits := r.digits
+	k := j + 1
+	if s[k] == ' ' || s[k] == '-' {
+		k++
+	}
+	if !isDigit(s[k]) && s[k] != '(' {
+		return -1
+	}
+	return intlRun(s, k, []byte(s[i+2:j]), 0)
+}
+
+// intlRun checks the digit groups at s[i], after the country code cc
+// when that is apart from them; a '/' may follow group slash only.
+func intlRun(s string, i int, cc []byte, slash int) int {
+	var r numRun
+	if !parseRun(s, i, &r) {
+		return -1
+	}
+	if r.seps&sepSlash != 0 && (r.n < slash+2 || s[r.g[slash].e] != '/' || strings.IndexByte(s[r.g[slash+1].s:r.end], '/') >= 0) {
+		return -1
+	}
+	digits := r.digits + len(cc)
 	for k := 0; k < r.n; k++ {
 		if r.paren[k] && s[r.g[k].s:r.g[k].e] == "0" {
 			digits--
@@ -237,7 +268,7 @@ func (sc *scanner) intlPhone(i int) int {
 		return -1
 	}
 	var buf [48]byte
-	d := buf[:0]
+	d := append(buf[:0], cc...)
 	for k := 0; k < r.n; k++ {
 		if !(r.paren[k] && s[r.g[k].s:r.g[k].e] == "0") {
 			for x := r.g[k].s; x < r.g[k].e; x++ {
