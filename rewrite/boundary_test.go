@@ -117,6 +117,14 @@ func TestPhoneForms(t *testing.T) {
 		// the number a word names, '+' included.
 		{"Tel. +9949426123471", "PHONE:+9949426123471"},
 		{"score +9949426123471", ""},
+		// Extensions apart from the number; the prefix for dialling
+		// abroad glued to the country code.
+		{"Tel. (702) 360-1716 x20278", "PHONE:(702) 360-1716 x20278"},
+		{"call +1 415 555 0132 ext. 22 today", "PHONE:+1 415 555 0132 ext. 22"},
+		{"phone 020 7946 0958 ext 7, desk", "PHONE:020 7946 0958 ext 7"},
+		{"phone 020 7946 0958 extra", "PHONE:020 7946 0958"},
+		{"You can reach her on 00389 2 975 1108.", "PHONE:00389 2 975 1108"},
+		{"ref 00389 2 975 1108", ""},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)

@@ -137,6 +137,38 @@ func parseRun(s string, i int, r *numRun) bool {
 	return true
 }
 
+// extEnd returns the end of an extension written apart from the phone
+// number ending at s[j] (" x123", " ext. 123", " ext 123", "; ext=123"
+// is not one), or -1.
+func extEnd(s string, j int) int {
+	k := j
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	switch {
+	case k+1 < len(s) && s[k] == 'x' && isDigit(s[k+1]):
+		k++
+	case k+4 < len(s) && (s[k:k+3] == "ext" || s[k:k+3] == "Ext"):
+		k += 3
+		if s[k] == '.' {
+			k++
+		}
+		if k < len(s) && s[k] == ' ' {
+			k++
+		}
+	default:
+		return -1
+	}
+	e := k
+	for e < len(s) && isDigit(s[e]) && e-k <= 6 {
+		e++
+	}
+	if e == k || e-k > 6 || e < len(s) && wordAt(s, e) {
+		return -1
+	}
+	return e
+}
+
 func sepBit(c byte) uint8 {
 	switch c {
 	case ' ':
@@ -212,6 +244,11 @@ func (sc *scanner) number(i int) int {
 		end := r.end
 		if r.ext > 0 {
 			end = r.ext
+		}
+		if r.ext == 0 {
+			if e := extEnd(s, end); e > 0 {
+				end = e
+			}
 		}
 		// A '+' the international check refused (a length the country
 		// does not use) still belongs to the number the words name.

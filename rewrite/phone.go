@@ -128,8 +128,9 @@ func (sc *scanner) phone(r *numRun) bool {
 		if grouped {
 			return true
 		}
-		// "0049 30 123456" after a word: dialled from abroad, compact.
-		if r.n == 1 && d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
+		// "0049 30 123456", "00389 2 975 1108" after a word: dialled
+		// from abroad, the prefix glued to the country code.
+		if d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
 			return true
 		}
 		// Other groupings ("8 (912) 345-66-93", "1800.1.234.5678") need
@@ -283,6 +284,9 @@ func intlRun(s string, i int, cc []byte, slash int) int {
 	}
 	if r.ext > 0 {
 		return r.ext
+	}
+	if e := extEnd(s, r.end); e > 0 {
+		return e
 	}
 	return r.end
 }
