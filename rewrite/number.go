@@ -199,8 +199,10 @@ func (sc *scanner) number(i int) int {
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
 			// Four dotted numbers right after a phone word are a phone
-			// number ("Telefon: 90.11.23.66"), not an address.
-			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && phoneLabel(s, i)) {
+			// number ("Telefon: 90.11.23.66"), not an address; so are
+			// those a phone word names from further away ("text me at
+			// 70.123.45.67") when libphonenumber calls them a number.
+			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && (phoneLabel(s, i) || sc.dottedPhone(&r))) {
 				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
 				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
 					sc.emit(i, r.end, TypeIPAddress)
@@ -260,6 +262,25 @@ func (sc *scanner) number(i int) int {
 		return end
 	}
 	return r.end
+}
+
+// dottedPhone: four dotted groups of two digits or more, eight digits or
+// more, that a phone word names and that are a valid national number of
+// one of the common regions.
+func (sc *scanner) dottedPhone(r *numRun) bool {
+	if r.digits < 8 {
+		return false
+	}
+	for k := 0; k < r.n; k++ {
+		if r.size(k) < 2 {
+			return false
+		}
+	}
+	if !sc.phoneContext(r.start, r.end) || !sc.lib() {
+		return false
+	}
+	var buf [48]byte
+	return validNational(r.digitString(sc.s, buf[:0]), libRegions)
 }
 
 func groupStrings(s string, r *numRun) []string {
