@@ -101,6 +101,10 @@ func TestHardNegatives(t *testing.T) {
 		"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
 		"The office is at 17031 2202 Rissik St", "room 101 202", "pages 12 34 56 78",
 		"03262 2437 Main St", "bind 0.0.0.0", "mask 255.255.255.0", "Order 0123 4567 8901", "Invoice 2024-000123", "ISBN 978-0-306-40615-7", "0.12.345678", "release 19.18.217.2341", "upgraded to 19.18.217.2341", "name,1,234,567", "1,234,567,890",
+		// A user agent's product versions (one says "Mobile"), a JavaScript
+		// date whose year and hour follow the day.
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 Version/15.0 Mobile Safari/595.76.51 Chrome/99.9.4.19",
+		"Mon Jun 06 2026 19:04:31 GMT+0000 (Coordinated Universal Time)",
 	} {
 		if got := found(d, in); got != "" {
 			t.Errorf("Find(%q) = %q, want nothing", in, got)

@@ -194,8 +194,29 @@ func (sc *scanner) number(i int) int {
 		}
 		return -1
 	}
+	// "Chrome/99.9.4.19", "Safari/605.1.15", "curl/8.5.0": a product's
+	// version (RFC 9110's product token), neither an address nor a
+	// number.
+	if r.seps == sepDot && productBefore(s, i) {
+		return r.end
+	}
+	// "Jun 06 2026 19:04:31": the last group is the hour of a time.
+	if r.n > 1 && r.seps&sepDot == 0 && r.end+1 < len(s) && s[r.end] == ':' && isDigit(s[r.end+1]) && r.ext == 0 {
+		return r.end
+	}
 	var buf [48]byte
 	plain := !r.paren[0] && r.seps&sepNone == 0
+	// An address followed by a number the run took in: "10.0.0.1 10.0.0.2",
+	// "client 10.1.2.3 200 OK", "192.168.1.0/24".
+	if r.n > 4 && plain && r.ext == 0 && s[r.g[0].e] == '.' && s[r.g[1].e] == '.' && s[r.g[2].e] == '.' && s[r.g[3].e] != '.' &&
+		!r.paren[1] && !r.paren[2] && !r.paren[3] && !r.paren[4] {
+		four := r
+		four.n, four.end, four.seps = 4, r.g[3].e, sepDot
+		if ipv4(groupStrings(s, &four)) && !(d.on[kPhone] && phoneLabel(s, i)) {
+			sc.emitIPv4(i, &four)
+			return four.end
+		}
+	}
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
 			// Four dotted numbers right after a phone word are a phone
@@ -203,10 +224,7 @@ func (sc *scanner) number(i int) int {
 			// those a phone word names from further away ("text me at
 			// 70.123.45.67") when libphonenumber calls them a number.
 			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && (phoneLabel(s, i) || sc.dottedPhone(&r))) {
-				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
-				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
-					sc.emit(i, r.end, TypeIPAddress)
-				}
+				sc.emitIPv4(i, &r)
 				return r.end
 			}
 			// Four dotted groups that are no address may be a phone
@@ -264,6 +282,15 @@ func (sc *scanner) number(i int) int {
 	return r.end
 }
 
+// emitIPv4 emits the address r, unless it is a version ("v1.2.3.4", under a
+// "version" key), 0.0.0.0 or a netmask (255.255.255.0): those name no host.
+func (sc *scanner) emitIPv4(i int, r *numRun) {
+	s := sc.s
+	if sc.d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
+		sc.emit(i, r.end, TypeIPAddress)
+	}
+}
+
 // dottedPhone: four dotted groups of two digits or more, eight digits or
 // more, that a phone word names and that are a valid national number of
 // one of the common regions.
@@ -304,6 +331,24 @@ func versionBefore(s string, i int) bool {
 		return i < 2 || !isLetter(s[i-2]) || s[i-1] == ' ' && (i < 3 || !isLetter(s[i-3]))
 	}
 	return versionWord(lastWord(s, i, 12))
+}
+
+// productBefore reports a product token right before s[i]: "Name/" where
+// the name (letters first, then letters, digits, '-', '_' or '.') starts
+// the text or follows white space, '(' or ';' ("Mozilla/5.0 (…) Chrome/…"),
+// not a path's segment ("/hosts/10.0.0.1").
+func productBefore(s string, i int) bool {
+	if i < 2 || s[i-1] != '/' {
+		return false
+	}
+	k := i - 1
+	for k > 0 && i-k < 32 && (isAlnum(s[k-1]) || s[k-1] == '-' || s[k-1] == '_' || s[k-1] == '.') {
+		k--
+	}
+	if k == i-1 || !isLetter(s[k]) {
+		return false
+	}
+	return k == 0 || s[k-1] == ' ' || s[k-1] == '(' || s[k-1] == ';' || s[k-1] == '\t'
 }
 
 // lastWord returns the lower-cased word that ends just before s[i]
