@@ -109,6 +109,13 @@ func TestPhoneForms(t *testing.T) {
 		{"allow 192.168.1.0/24", "IP_ADDRESS:192.168.1.0"},
 		{"route 0.0.0.0/0", ""},
 		{"version 10.2.3.4 5", ""},
+		// A card or an SSN followed by a number the run took in.
+		{"card 4111 1111 1111 1111 12/26", "CREDIT_CARD:4111 1111 1111 1111"},
+		{"4111111111111111 123", "CREDIT_CARD:4111111111111111"},
+		{"5555 5555 5555 4444 2026", "CREDIT_CARD:5555 5555 5555 4444"},
+		{"ssn 536-22-1234 1985", "US_SSN:536-22-1234"},
+		{"card number 5555 3412 4444 1118", ""},
+		{"card number 5555 3412 4444 1118 12/26", ""},
 		{"Text me at 70.123.45.67", "PHONE:70.123.45.67"},
 		{"ping 70.123.45.67", "IP_ADDRESS:70.123.45.67"},
 		{"contact 10.1.2.3 first", "IP_ADDRESS:10.1.2.3"},

@@ -204,7 +204,6 @@ func (sc *scanner) number(i int) int {
 	if r.n > 1 && r.seps&sepDot == 0 && r.end+1 < len(s) && s[r.end] == ':' && isDigit(s[r.end+1]) && r.ext == 0 {
 		return r.end
 	}
-	var buf [48]byte
 	plain := !r.paren[0] && r.seps&sepNone == 0
 	// An address followed by a number the run took in: "10.0.0.1 10.0.0.2",
 	// "client 10.1.2.3 200 OK", "192.168.1.0/24".
@@ -234,30 +233,8 @@ func (sc *scanner) number(i int) int {
 				return r.end
 			}
 		}
-		if r.seps == sepDash && r.sizes(3, 2, 4) {
-			if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
-				sc.emit(i, r.end, TypeUSSSN)
-				return r.end
-			}
+		if end, stop := sc.ssnOrCard(i, &r, false); end > 0 || stop {
 			return r.end
-		}
-		// "078051120" and "078 05 1120" are SSNs when a word says so.
-		if d.on[kSSN] && r.digits == 9 && (r.n == 1 || r.seps == sepSpace && r.sizes(3, 2, 4)) && sc.context(i, r.end, ssnWord) {
-			var b [9]byte
-			v := r.digitString(s, b[:0])
-			if ssn(string(v[:3]), string(v[3:5]), string(v[5:])) {
-				sc.emit(i, r.end, TypeUSSSN)
-				return r.end
-			}
-		}
-		if d.on[kCard] && cardGroups(&r) {
-			// A brand's range and length; or, where a word such as
-			// "card" says so, any Luhn-valid number (a brand this table
-			// does not know).
-			if dg := r.digitString(s, buf[:0]); card(dg) || luhn(dg) && sc.context(i, r.end, cardWord) {
-				sc.emit(i, r.end, TypeCreditCard)
-				return r.end
-			}
 		}
 	}
 	if d.on[kPhone] && sc.phone(&r) {
@@ -279,7 +256,75 @@ func (sc *scanner) number(i int) int {
 		sc.emit(start, end, TypePhone)
 		return end
 	}
+	// A card or an SSN followed by a number the run took in: "4111…1111
+	// 123", "5555 5555 5555 4444 12/26", "536-22-1234 1985".
+	if r.ext == 0 && plain && r.n > 1 && (d.on[kCard] || d.on[kSSN]) {
+		for k := r.n - 1; k >= 1; k-- {
+			if c := s[r.g[k-1].e]; c != ' ' && c != '/' {
+				continue
+			}
+			var p numRun
+			if !prefixRun(s, &r, k, &p) {
+				continue
+			}
+			if end, _ := sc.ssnOrCard(i, &p, true); end > 0 {
+				return end
+			}
+		}
+	}
 	return r.end
+}
+
+// prefixRun sets p to the first k groups of r; false when one of them
+// is bracketed.
+func prefixRun(s string, r *numRun, k int, p *numRun) bool {
+	*p = numRun{start: r.start, n: k, end: r.g[k-1].e}
+	for j := 0; j < k; j++ {
+		if r.paren[j] {
+			return false
+		}
+		p.g[j] = r.g[j]
+		p.digits += r.size(j)
+		if j > 0 {
+			p.seps |= sepBit(s[r.g[j-1].e])
+		}
+	}
+	return true
+}
+
+// ssnOrCard emits an SSN or a card number that r is, and returns its end;
+// stop reports a dashed 3-2-4 run that breaks the SSA's rules, which is
+// no phone number either. A cut run (cut) is a card only with a brand's
+// own length: "5555 3412 4444" cut from "5555 3412 4444 1118" is not.
+func (sc *scanner) ssnOrCard(i int, r *numRun, cut bool) (end int, stop bool) {
+	s, d := sc.s, sc.d
+	if r.seps == sepDash && r.sizes(3, 2, 4) {
+		if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
+			sc.emit(i, r.end, TypeUSSSN)
+			return r.end, false
+		}
+		return -1, true
+	}
+	// "078051120" and "078 05 1120" are SSNs when a word says so.
+	if d.on[kSSN] && r.digits == 9 && (r.n == 1 || r.seps == sepSpace && r.sizes(3, 2, 4)) && sc.context(i, r.end, ssnWord) {
+		var b [9]byte
+		v := r.digitString(s, b[:0])
+		if ssn(string(v[:3]), string(v[3:5]), string(v[5:])) {
+			sc.emit(i, r.end, TypeUSSSN)
+			return r.end, false
+		}
+	}
+	if d.on[kCard] && cardGroups(r) {
+		// A brand's range and length; or, where a word such as "card"
+		// says so, any Luhn-valid number (a brand this table does not
+		// know).
+		var buf [48]byte
+		if dg := r.digitString(s, buf[:0]); card(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
+			sc.emit(i, r.end, TypeCreditCard)
+			return r.end, false
+		}
+	}
+	return -1, false
 }
 
 // emitIPv4 emits the address r, unless it is a version ("v1.2.3.4", under a
