@@ -22,6 +22,7 @@ var piiSets = []struct{ name, file string }{
 	{"examples-holdout", "examples_holdout.cases.jsonl"},
 	{"faker-develop", "faker_develop.cases.jsonl"},
 	{"faker-holdout", "faker_holdout.cases.jsonl"},
+	{"faker-negatives", "faker_negatives.cases.jsonl"},
 }
 
 func piiSetNames() string {
