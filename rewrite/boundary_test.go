@@ -109,6 +109,12 @@ func TestPhoneForms(t *testing.T) {
 		{"allow 192.168.1.0/24", "IP_ADDRESS:192.168.1.0"},
 		{"route 0.0.0.0/0", ""},
 		{"version 10.2.3.4 5", ""},
+		// National prints with no word: a bracketed area code with its
+		// trunk '0', a trunk digit before a bracketed area code.
+		{"I wrote down (0642) 1393573 yesterday.", "PHONE:(0642) 1393573"},
+		{"8 (930) 641-40-92", "PHONE:8 (930) 641-40-92"},
+		{"(2023) 1393573", ""},
+		{"see 3 (4) 5678 9012", ""},
 		// A card or an SSN followed by a number the run took in.
 		{"card 4111 1111 1111 1111 12/26", "CREDIT_CARD:4111 1111 1111 1111"},
 		{"4111111111111111 123", "CREDIT_CARD:4111111111111111"},

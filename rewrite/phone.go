@@ -140,9 +140,14 @@ func (sc *scanner) phone(r *numRun) bool {
 	// No word, no configured region: a number printed the national way,
 	// a trunk '0' (or an area code in brackets) and three groups or more,
 	// or two of which the second has five digits or more ("030 123456",
-	// not "03262 2437 Main St"), that is valid in one of the common regions.
+	// "(0642) 1393573", not "03262 2437 Main St"), that is valid in one of
+	// the common regions.
 	// Dotted, it has nine digits or more ("01.02.03.04" is no number).
-	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && !r.paren[0]) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && (!r.paren[0] || d[0] == '0')) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+		return true
+	}
+	// A trunk digit before an area code in brackets: "8 (930) 641-40-92".
+	if r.n >= 3 && r.size(0) == 1 && r.paren[1] && !r.paren[0] && r.size(1) >= 2 && r.size(1) <= 5 && r.digits >= 9 && sc.lib() && validNational(d, libRegions) {
 		return true
 	}
 	return false
