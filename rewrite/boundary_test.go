@@ -102,11 +102,52 @@ func TestPhoneForms(t *testing.T) {
 		{"Call 20000 failed", ""},
 		{"call me in 20 minutes about 51234", ""},
 		{"host 90.11.23.66", "IP_ADDRESS:90.11.23.66"},
+		{"GET /hosts/90.11.23.66 200", "IP_ADDRESS:90.11.23.66"},
+		{"from 97.129.179.138:443", "IP_ADDRESS:97.129.179.138"},
+		{"hosts: 10.0.0.1 10.0.0.2", "IP_ADDRESS:10.0.0.1 | IP_ADDRESS:10.0.0.2"},
+		{"client 10.1.2.3 200 OK", "IP_ADDRESS:10.1.2.3"},
+		{"allow 192.168.1.0/24", "IP_ADDRESS:192.168.1.0"},
+		{"route 0.0.0.0/0", ""},
+		{"version 10.2.3.4 5", ""},
+		// National prints with no word: a bracketed area code with its
+		// trunk '0', a trunk digit before a bracketed area code.
+		{"I wrote down (0642) 1393573 yesterday.", "PHONE:(0642) 1393573"},
+		{"8 (930) 641-40-92", "PHONE:8 (930) 641-40-92"},
+		{"(2023) 1393573", ""},
+		{"see 3 (4) 5678 9012", ""},
+		// A card or an SSN followed by a number the run took in.
+		{"card 4111 1111 1111 1111 12/26", "CREDIT_CARD:4111 1111 1111 1111"},
+		{"4111111111111111 123", "CREDIT_CARD:4111111111111111"},
+		{"5555 5555 5555 4444 2026", "CREDIT_CARD:5555 5555 5555 4444"},
+		{"ssn 536-22-1234 1985", "US_SSN:536-22-1234"},
+		{"card number 5555 3412 4444 1118", ""},
+		{"card number 5555 3412 4444 1118 12/26", ""},
+		{"Text me at 70.123.45.67", "PHONE:70.123.45.67"},
+		{"ping 70.123.45.67", "IP_ADDRESS:70.123.45.67"},
+		{"contact 10.1.2.3 first", "IP_ADDRESS:10.1.2.3"},
 		{"+123 4567", ""},
 		{"score +33 12345", ""},
 		{"phone 0049 30 1234567", "PHONE:0049 30 1234567"},
 		{"tel=%2B44%2020%207946%200958", "PHONE:%2B44%2020%207946%200958"},
 		{"card=4111%201111%201111%201111", "CREDIT_CARD:4111%201111%201111%201111"},
+		// A country code in brackets; a slash after the area code.
+		{"mobile (+62) 812 3456 789", "PHONE:(+62) 812 3456 789"},
+		{"(+44) 20 7946 0958", "PHONE:(+44) 20 7946 0958"},
+		{"Call me at +36 20/986-4112", "PHONE:+36 20/986-4112"},
+		{"+49 30/1234/567", ""},
+		{"(+99) 12 34 56", ""},
+		// A '+' number of a length its country does not use is still
+		// the number a word names, '+' included.
+		{"Tel. +9949426123471", "PHONE:+9949426123471"},
+		{"score +9949426123471", ""},
+		// Extensions apart from the number; the prefix for dialling
+		// abroad glued to the country code.
+		{"Tel. (702) 360-1716 x20278", "PHONE:(702) 360-1716 x20278"},
+		{"call +1 415 555 0132 ext. 22 today", "PHONE:+1 415 555 0132 ext. 22"},
+		{"phone 020 7946 0958 ext 7, desk", "PHONE:020 7946 0958 ext 7"},
+		{"phone 020 7946 0958 extra", "PHONE:020 7946 0958"},
+		{"You can reach her on 00389 2 975 1108.", "PHONE:00389 2 975 1108"},
+		{"ref 00389 2 975 1108", ""},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)

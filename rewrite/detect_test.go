@@ -49,6 +49,8 @@ func TestDetectPositives(t *testing.T) {
 		{"mc 5555555555554444", "CREDIT_CARD:5555555555554444"},
 		{"iban GB82 WEST 1234 5698 7654 32.", "IBAN:GB82 WEST 1234 5698 7654 32"},
 		{"iban DE89370400440532013000", "IBAN:DE89370400440532013000"},
+		// A country that uses IBANs at home, not in SWIFT's registry.
+		{"pay to IR52 0008 4990 6003 7006 0334 69", "IBAN:IR52 0008 4990 6003 7006 0334 69"},
 		{"ssn 078-05-1120", "US_SSN:078-05-1120"},
 		{"SSN: 078051120", "US_SSN:078051120"},
 		{"from 192.168.1.20:8080", "IP_ADDRESS:192.168.1.20"},
@@ -99,6 +101,10 @@ func TestHardNegatives(t *testing.T) {
 		"-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
 		"The office is at 17031 2202 Rissik St", "room 101 202", "pages 12 34 56 78",
 		"03262 2437 Main St", "bind 0.0.0.0", "mask 255.255.255.0", "Order 0123 4567 8901", "Invoice 2024-000123", "ISBN 978-0-306-40615-7", "0.12.345678", "release 19.18.217.2341", "upgraded to 19.18.217.2341", "name,1,234,567", "1,234,567,890",
+		// A user agent's product versions (one says "Mobile"), a JavaScript
+		// date whose year and hour follow the day.
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 Version/15.0 Mobile Safari/595.76.51 Chrome/99.9.4.19",
+		"Mon Jun 06 2026 19:04:31 GMT+0000 (Coordinated Universal Time)",
 	} {
 		if got := found(d, in); got != "" {
 			t.Errorf("Find(%q) = %q, want nothing", in, got)

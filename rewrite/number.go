@@ -137,6 +137,38 @@ func parseRun(s string, i int, r *numRun) bool {
 	return true
 }
 
+// extEnd returns the end of an extension written apart from the phone
+// number ending at s[j] (" x123", " ext. 123", " ext 123", "; ext=123"
+// is not one), or -1.
+func extEnd(s string, j int) int {
+	k := j
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	switch {
+	case k+1 < len(s) && s[k] == 'x' && isDigit(s[k+1]):
+		k++
+	case k+4 < len(s) && (s[k:k+3] == "ext" || s[k:k+3] == "Ext"):
+		k += 3
+		if s[k] == '.' {
+			k++
+		}
+		if k < len(s) && s[k] == ' ' {
+			k++
+		}
+	default:
+		return -1
+	}
+	e := k
+	for e < len(s) && isDigit(s[e]) && e-k <= 6 {
+		e++
+	}
+	if e == k || e-k > 6 || e < len(s) && wordAt(s, e) {
+		return -1
+	}
+	return e
+}
+
 func sepBit(c byte) uint8 {
 	switch c {
 	case ' ':
@@ -162,17 +194,36 @@ func (sc *scanner) number(i int) int {
 		}
 		return -1
 	}
-	var buf [48]byte
+	// "Chrome/99.9.4.19", "Safari/605.1.15", "curl/8.5.0": a product's
+	// version (RFC 9110's product token), neither an address nor a
+	// number.
+	if r.seps == sepDot && productBefore(s, i) {
+		return r.end
+	}
+	// "Jun 06 2026 19:04:31": the last group is the hour of a time.
+	if r.n > 1 && r.seps&sepDot == 0 && r.end+1 < len(s) && s[r.end] == ':' && isDigit(s[r.end+1]) && r.ext == 0 {
+		return r.end
+	}
 	plain := !r.paren[0] && r.seps&sepNone == 0
+	// An address followed by a number the run took in: "10.0.0.1 10.0.0.2",
+	// "client 10.1.2.3 200 OK", "192.168.1.0/24".
+	if r.n > 4 && plain && r.ext == 0 && s[r.g[0].e] == '.' && s[r.g[1].e] == '.' && s[r.g[2].e] == '.' && s[r.g[3].e] != '.' &&
+		!r.paren[1] && !r.paren[2] && !r.paren[3] && !r.paren[4] {
+		four := r
+		four.n, four.end, four.seps = 4, r.g[3].e, sepDot
+		if ipv4(groupStrings(s, &four)) && !(d.on[kPhone] && phoneLabel(s, i)) {
+			sc.emitIPv4(i, &four)
+			return four.end
+		}
+	}
 	if r.ext == 0 && plain {
 		if r.seps == sepDot && r.n == 4 {
 			// Four dotted numbers right after a phone word are a phone
-			// number ("Telefon: 90.11.23.66"), not an address.
-			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && phoneLabel(s, i)) {
-				// 0.0.0.0 and netmasks (255.255.255.0) name no host.
-				if d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
-					sc.emit(i, r.end, TypeIPAddress)
-				}
+			// number ("Telefon: 90.11.23.66"), not an address; so are
+			// those a phone word names from further away ("text me at
+			// 70.123.45.67") when libphonenumber calls them a number.
+			if ipv4(groupStrings(s, &r)) && !(d.on[kPhone] && (phoneLabel(s, i) || sc.dottedPhone(&r))) {
+				sc.emitIPv4(i, &r)
 				return r.end
 			}
 			// Four dotted groups that are no address may be a phone
@@ -182,30 +233,8 @@ func (sc *scanner) number(i int) int {
 				return r.end
 			}
 		}
-		if r.seps == sepDash && r.sizes(3, 2, 4) {
-			if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
-				sc.emit(i, r.end, TypeUSSSN)
-				return r.end
-			}
+		if end, stop := sc.ssnOrCard(i, &r, false); end > 0 || stop {
 			return r.end
-		}
-		// "078051120" and "078 05 1120" are SSNs when a word says so.
-		if d.on[kSSN] && r.digits == 9 && (r.n == 1 || r.seps == sepSpace && r.sizes(3, 2, 4)) && sc.context(i, r.end, ssnWord) {
-			var b [9]byte
-			v := r.digitString(s, b[:0])
-			if ssn(string(v[:3]), string(v[3:5]), string(v[5:])) {
-				sc.emit(i, r.end, TypeUSSSN)
-				return r.end
-			}
-		}
-		if d.on[kCard] && cardGroups(&r) {
-			// A brand's range and length; or, where a word such as
-			// "card" says so, any Luhn-valid number (a brand this table
-			// does not know).
-			if dg := r.digitString(s, buf[:0]); card(dg) || luhn(dg) && sc.context(i, r.end, cardWord) {
-				sc.emit(i, r.end, TypeCreditCard)
-				return r.end
-			}
 		}
 	}
 	if d.on[kPhone] && sc.phone(&r) {
@@ -213,10 +242,117 @@ func (sc *scanner) number(i int) int {
 		if r.ext > 0 {
 			end = r.ext
 		}
-		sc.emit(i, end, TypePhone)
+		if r.ext == 0 {
+			if e := extEnd(s, end); e > 0 {
+				end = e
+			}
+		}
+		// A '+' the international check refused (a length the country
+		// does not use) still belongs to the number the words name.
+		start := i
+		if i > 0 && s[i-1] == '+' && (i < 2 || !isAlnum(s[i-2])) {
+			start--
+		}
+		sc.emit(start, end, TypePhone)
 		return end
 	}
+	// A card or an SSN followed by a number the run took in: "4111…1111
+	// 123", "5555 5555 5555 4444 12/26", "536-22-1234 1985".
+	if r.ext == 0 && plain && r.n > 1 && (d.on[kCard] || d.on[kSSN]) {
+		for k := r.n - 1; k >= 1; k-- {
+			if c := s[r.g[k-1].e]; c != ' ' && c != '/' {
+				continue
+			}
+			var p numRun
+			if !prefixRun(s, &r, k, &p) {
+				continue
+			}
+			if end, _ := sc.ssnOrCard(i, &p, true); end > 0 {
+				return end
+			}
+		}
+	}
 	return r.end
+}
+
+// prefixRun sets p to the first k groups of r; false when one of them
+// is bracketed.
+func prefixRun(s string, r *numRun, k int, p *numRun) bool {
+	*p = numRun{start: r.start, n: k, end: r.g[k-1].e}
+	for j := 0; j < k; j++ {
+		if r.paren[j] {
+			return false
+		}
+		p.g[j] = r.g[j]
+		p.digits += r.size(j)
+		if j > 0 {
+			p.seps |= sepBit(s[r.g[j-1].e])
+		}
+	}
+	return true
+}
+
+// ssnOrCard emits an SSN or a card number that r is, and returns its end;
+// stop reports a dashed 3-2-4 run that breaks the SSA's rules, which is
+// no phone number either. A cut run (cut) is a card only with a brand's
+// own length: "5555 3412 4444" cut from "5555 3412 4444 1118" is not.
+func (sc *scanner) ssnOrCard(i int, r *numRun, cut bool) (end int, stop bool) {
+	s, d := sc.s, sc.d
+	if r.seps == sepDash && r.sizes(3, 2, 4) {
+		if d.on[kSSN] && ssn(s[r.g[0].s:r.g[0].e], s[r.g[1].s:r.g[1].e], s[r.g[2].s:r.g[2].e]) {
+			sc.emit(i, r.end, TypeUSSSN)
+			return r.end, false
+		}
+		return -1, true
+	}
+	// "078051120" and "078 05 1120" are SSNs when a word says so.
+	if d.on[kSSN] && r.digits == 9 && (r.n == 1 || r.seps == sepSpace && r.sizes(3, 2, 4)) && sc.context(i, r.end, ssnWord) {
+		var b [9]byte
+		v := r.digitString(s, b[:0])
+		if ssn(string(v[:3]), string(v[3:5]), string(v[5:])) {
+			sc.emit(i, r.end, TypeUSSSN)
+			return r.end, false
+		}
+	}
+	if d.on[kCard] && cardGroups(r) {
+		// A brand's range and length; or, where a word such as "card"
+		// says so, any Luhn-valid number (a brand this table does not
+		// know).
+		var buf [48]byte
+		if dg := r.digitString(s, buf[:0]); card(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
+			sc.emit(i, r.end, TypeCreditCard)
+			return r.end, false
+		}
+	}
+	return -1, false
+}
+
+// emitIPv4 emits the address r, unless it is a version ("v1.2.3.4", under a
+// "version" key), 0.0.0.0 or a netmask (255.255.255.0): those name no host.
+func (sc *scanner) emitIPv4(i int, r *numRun) {
+	s := sc.s
+	if sc.d.on[kIP] && !versionBefore(s, i) && !hintHas(sc.hint, versionWord) && s[i:r.g[0].e] != "255" && s[i:r.end] != "0.0.0.0" {
+		sc.emit(i, r.end, TypeIPAddress)
+	}
+}
+
+// dottedPhone: four dotted groups of two digits or more, eight digits or
+// more, that a phone word names and that are a valid national number of
+// one of the common regions.
+func (sc *scanner) dottedPhone(r *numRun) bool {
+	if r.digits < 8 {
+		return false
+	}
+	for k := 0; k < r.n; k++ {
+		if r.size(k) < 2 {
+			return false
+		}
+	}
+	if !sc.phoneContext(r.start, r.end) || !sc.lib() {
+		return false
+	}
+	var buf [48]byte
+	return validNational(r.digitString(sc.s, buf[:0]), libRegions)
 }
 
 func groupStrings(s string, r *numRun) []string {
@@ -240,6 +376,24 @@ func versionBefore(s string, i int) bool {
 		return i < 2 || !isLetter(s[i-2]) || s[i-1] == ' ' && (i < 3 || !isLetter(s[i-3]))
 	}
 	return versionWord(lastWord(s, i, 12))
+}
+
+// productBefore reports a product token right before s[i]: "Name/" where
+// the name (letters first, then letters, digits, '-', '_' or '.') starts
+// the text or follows white space, '(' or ';' ("Mozilla/5.0 (…) Chrome/…"),
+// not a path's segment ("/hosts/10.0.0.1").
+func productBefore(s string, i int) bool {
+	if i < 2 || s[i-1] != '/' {
+		return false
+	}
+	k := i - 1
+	for k > 0 && i-k < 32 && (isAlnum(s[k-1]) || s[k-1] == '-' || s[k-1] == '_' || s[k-1] == '.') {
+		k--
+	}
+	if k == i-1 || !isLetter(s[k]) {
+		return false
+	}
+	return k == 0 || s[k-1] == ' ' || s[k-1] == '(' || s[k-1] == ';' || s[k-1] == '\t'
 }
 
 // lastWord returns the lower-cased word that ends just before s[i]

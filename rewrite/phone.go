@@ -128,8 +128,9 @@ func (sc *scanner) phone(r *numRun) bool {
 		if grouped {
 			return true
 		}
-		// "0049 30 123456" after a word: dialled from abroad, compact.
-		if r.n == 1 && d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
+		// "0049 30 123456", "00389 2 975 1108" after a word: dialled
+		// from abroad, the prefix glued to the country code.
+		if d[0] == '0' && d[1] == '0' && d[2] != '0' && possibleIntl(d[2:]) {
 			return true
 		}
 		// Other groupings ("8 (912) 345-66-93", "1800.1.234.5678") need
@@ -139,9 +140,14 @@ func (sc *scanner) phone(r *numRun) bool {
 	// No word, no configured region: a number printed the national way,
 	// a trunk '0' (or an area code in brackets) and three groups or more,
 	// or two of which the second has five digits or more ("030 123456",
-	// not "03262 2437 Main St"), that is valid in one of the common regions.
+	// "(0642) 1393573", not "03262 2437 Main St"), that is valid in one of
+	// the common regions.
 	// Dotted, it has nine digits or more ("01.02.03.04" is no number).
-	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && !r.paren[0]) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+	if grouped && (r.n >= 3 || r.n == 2 && r.size(1) >= 5 && r.digits >= 9 && (!r.paren[0] || d[0] == '0')) && (r.seps&sepDot == 0 || r.digits >= 9) && (d[0] == '0' && d[1] != '0' || r.paren[0]) && sc.lib() && validNational(d, libRegions) {
+		return true
+	}
+	// A trunk digit before an area code in brackets: "8 (930) 641-40-92".
+	if r.n >= 3 && r.size(0) == 1 && r.paren[1] && !r.paren[0] && r.size(1) >= 2 && r.size(1) <= 5 && r.digits >= 9 && sc.lib() && validNational(d, libRegions) {
 		return true
 	}
 	return false
@@ -216,17 +222,48 @@ func dateLike(s string, r *numRun) bool {
 }
 
 // intlPhone parses "+CC …" at s[i]: 7 to 15 digits (a "(0)" trunk group
-// not counted), groups of digits separated by one space, '-' or '.'.
+// not counted), groups of digits separated by one space, '-' or '.', and
+// at most one '/' after the area code ("+36 20/986-4112").
 func (sc *scanner) intlPhone(i int) int {
 	s := sc.s
 	if i+1 >= len(s) || !isDigit(s[i+1]) || s[i+1] == '0' {
 		return -1
 	}
-	var r numRun
-	if !parseRun(s, i+1, &r) || r.seps&sepSlash != 0 {
+	return intlRun(s, i+1, nil, 1)
+}
+
+// intlParen parses "(+CC) …" at s[i] ("(+62) 812 3456 789"): the country
+// code in brackets, then the national number as after "+CC ".
+func (sc *scanner) intlParen(i int) int {
+	s := sc.s
+	j := i + 2
+	for j < len(s) && isDigit(s[j]) && j-i-2 < 3 {
+		j++
+	}
+	if j == i+2 || s[i+2] == '0' || j+2 >= len(s) || s[j] != ')' {
 		return -1
 	}
-	digits := r.digits
+	k := j + 1
+	if s[k] == ' ' || s[k] == '-' {
+		k++
+	}
+	if !isDigit(s[k]) && s[k] != '(' {
+		return -1
+	}
+	return intlRun(s, k, []byte(s[i+2:j]), 0)
+}
+
+// intlRun checks the digit groups at s[i], after the country code cc
+// when that is apart from them; a '/' may follow group slash only.
+func intlRun(s string, i int, cc []byte, slash int) int {
+	var r numRun
+	if !parseRun(s, i, &r) {
+		return -1
+	}
+	if r.seps&sepSlash != 0 && (r.n < slash+2 || s[r.g[slash].e] != '/' || strings.IndexByte(s[r.g[slash+1].s:r.end], '/') >= 0) {
+		return -1
+	}
+	digits := r.digits + len(cc)
 	for k := 0; k < r.n; k++ {
 		if r.paren[k] && s[r.g[k].s:r.g[k].e] == "0" {
 			digits--
@@ -237,7 +274,7 @@ func (sc *scanner) intlPhone(i int) int {
 		return -1
 	}
 	var buf [48]byte
-	d := buf[:0]
+	d := append(buf[:0], cc...)
 	for k := 0; k < r.n; k++ {
 		if !(r.paren[k] && s[r.g[k].s:r.g[k].e] == "0") {
 			for x := r.g[k].s; x < r.g[k].e; x++ {
@@ -252,6 +289,9 @@ func (sc *scanner) intlPhone(i int) int {
 	}
 	if r.ext > 0 {
 		return r.ext
+	}
+	if e := extEnd(s, r.end); e > 0 {
+		return e
 	}
 	return r.end
 }

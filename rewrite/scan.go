@@ -98,6 +98,14 @@ func (sc *scanner) run() {
 				}
 			}
 		case '(':
+			// "(+62) 812 3456 789": a country code in brackets.
+			if d.on[kPhone] && i+1 < n && s[i+1] == '+' && (i == 0 || !isAlnum(s[i-1])) {
+				if end := sc.intlParen(i); end > 0 {
+					sc.emit(i, end, TypePhone)
+					i = end
+					continue
+				}
+			}
 			// "(415) 555-0132" is a phone number; "(4111111111111111)"
 			// is a value in brackets, read from the digit on.
 			if d.on[kPhone] && i+1 < n && isDigit(s[i+1]) && (i == 0 || !isAlnum(s[i-1])) {

@@ -20,6 +20,9 @@ var piiSets = []struct{ name, file string }{
 	{"generated-holdout", "generated_holdout.cases.jsonl"},
 	{"examples-develop", "examples_develop.cases.jsonl"},
 	{"examples-holdout", "examples_holdout.cases.jsonl"},
+	{"faker-develop", "faker_develop.cases.jsonl"},
+	{"faker-holdout", "faker_holdout.cases.jsonl"},
+	{"faker-negatives", "faker_negatives.cases.jsonl"},
 }
 
 func piiSetNames() string {
