@@ -291,6 +291,16 @@
 // Output printed past the flood limit before done stops the run as
 // before, with no answer at done.
 //
+// # The fork's aftermath
+//
+// Go starts a child with vfork, sharing the parent's memory until the exec,
+// except when it must write the child's uid and gid maps (CLONE_NEWUSER),
+// as for the init: then it forks, and the fork write-protects every private
+// writable page of the proxy, so that each page the proxy writes next takes
+// a fault, slow in a virtual machine (3 ms over the next request here).
+// Once the init has exec'd, prefault (prefault_linux.go) takes those faults
+// in the background with MADV_POPULATE_WRITE on the resident pages.
+//
 // Lua's inner command is the toolfold binary again, bound at /toolfold
 // (ChildArg lua); an interpreter's is its own argv with its runtime in
 // readOnly. Detect probes the layers once (an init in probe mode);

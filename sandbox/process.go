@@ -187,6 +187,11 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		ic.release()
 		return nil, fmt.Errorf("sandbox: start %s child: %w", p.language, err)
 	}
+	if ic != nil {
+		// The init was forked, not vforked (it has a user namespace), and
+		// has exec'd: take the faults the fork left in the background.
+		go prefault()
+	}
 	outW.Close()
 	errW.Close()
 	brChildW.Close()
