@@ -180,22 +180,25 @@ func (g *runCgroup) killTasks() {
 			}
 		}
 	}
+	if len(g.dirs) == 0 {
+		return
+	}
+	// join put every process of the run in each of its cgroups, and a
+	// script cannot move out of them: one list is all of them.
 	killed := make(map[int]bool)
 	for range 10 {
 		fresh := false
-		for _, d := range g.dirs {
-			procs, err := os.ReadFile(d + "/cgroup.procs")
-			if err != nil {
+		procs, err := os.ReadFile(g.dirs[0] + "/cgroup.procs")
+		if err != nil {
+			return
+		}
+		for _, f := range bytes.Fields(procs) {
+			pid, err := strconv.Atoi(string(f))
+			if err != nil || pid <= 0 || killed[pid] {
 				continue
 			}
-			for _, f := range bytes.Fields(procs) {
-				pid, err := strconv.Atoi(string(f))
-				if err != nil || pid <= 0 || killed[pid] {
-					continue
-				}
-				killed[pid], fresh = true, true
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
+			killed[pid], fresh = true, true
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		if !fresh {
 			return

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -60,12 +61,25 @@ func childMain() int {
 	if prepare := childPrepare[os.Args[2]]; prepare != nil {
 		prepare() // a warm child does this while it waits for its script
 	}
+	// The memory limit comes in argv too, so that a warm child sets its
+	// guard before the script comes, not on the run's clock; the run
+	// frame's limit, which the parent also enforces, stays the one that
+	// counts.
+	guarded := int64(-1)
+	if len(os.Args) > 3 {
+		if n, err := strconv.ParseInt(os.Args[3], 10, 64); err == nil && n > 0 {
+			guardMemory(n)
+			guarded = n
+		}
+	}
 	b, p, err := openChildBridge()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolfold: %s: %v (this mode is started by toolfold itself)\n", ChildArg, err)
 		return 2
 	}
-	guardMemory(p.Limits.MemoryBytes)
+	if p.Limits.MemoryBytes != guarded {
+		guardMemory(p.Limits.MemoryBytes)
+	}
 	d := run(b, p)
 	b.done(d)
 	return 0

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -160,7 +161,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		closeAll()
 		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
 	}
-	argv, env := []string{p.exe, ChildArg, p.language}, childEnv
+	argv, env := []string{p.exe, ChildArg, p.language, strconv.FormatInt(lim.MemoryBytes, 10)}, childEnv
 	if p.command != nil {
 		argv, env = p.command(lim)
 	}
@@ -359,7 +360,10 @@ func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.Wa
 		// No cause: the script had ended. The group, with the sandbox's
 		// init at its head; every process in the run's cgroups, a setsid
 		// daemon included; and what is left of the PID namespace dies with
-		// its init.
+		// its init. Their teardown (address spaces, namespaces) is work
+		// for the CPU at the moment the answer goes out: it runs at the
+		// lowest priority, so the proxy and its client go first.
+		lowerGroup(c.pid)
 		unix.Kill(-c.pid, unix.SIGKILL)
 		c.init.killTasks()
 	}
@@ -378,12 +382,31 @@ func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.Wa
 	}
 	res := &Result{Output: out.String(), Duration: dur, ToolCalls: int(b.calls.Load()), ResultBytes: b.resultBytes.Load()}
 	res.Value, res.Err = c.outcome(b.done, nil, nil)
-	c.init.snapshot() // whether a fork was refused before done, for note
-	c.init.note(res.Err, c.lim)
+	if res.Err != nil {
+		// Whether a fork was refused before done, for note; a run without
+		// an error has nothing to note, and release snapshots the cgroup
+		// after the answer.
+		c.init.snapshot()
+		c.init.note(res.Err, c.lim)
+	}
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "answered", "at done")
 	onDone(res)
 	return res
+}
+
+// lowerGroup gives every thread of process group pgid the lowest CPU
+// priority (nice 19), for a group about to be killed whose answer does not
+// wait for its end. Raising nice needs no privilege for one's own
+// processes; a failure leaves the priority as it was.
+//
+// Measured (a trivial Lua run over a search_tools call, toolfold over
+// stdio, 60 rounds, three builds alternated three times on two cores):
+// killed at nice 0, the dying init and child, woken by SIGKILL after
+// sleeping, took both CPUs ahead of the proxy's answer and its client;
+// added +3.1–5.0 ms without, +1.6–2.5 ms with.
+func lowerGroup(pgid int) {
+	unix.Setpriority(unix.PRIO_PGRP, pgid, 19)
 }
 
 // isClosed reports whether ch (nil: never) is closed.

@@ -1,0 +1,97 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// procField returns field n (1-based, as proc(5) numbers them) of
+// /proc/pid/stat.
+func procField(t *testing.T, pid, n int) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	rest := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // field 3 on
+	return rest[n-3]
+}
+
+// TestLowerGroupReachesEveryProcess: a group about to be killed at done
+// gets the lowest priority, its leader and the process it started alike.
+func TestLowerGroupReachesEveryProcess(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	var sleeper int
+	for deadline := time.Now().Add(5 * time.Second); sleeper == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the group's second process did not start")
+		}
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			sleeper, _ = strconv.Atoi(f[0])
+		}
+	}
+	lowerGroup(cmd.Process.Pid)
+	for _, pid := range []int{cmd.Process.Pid, sleeper} {
+		if nice := procField(t, pid, 19); nice != "19" {
+			t.Errorf("pid %d: nice %s after lowerGroup, want 19", pid, nice)
+		}
+	}
+}
+
+// TestChildGuardsMemoryBeforeItsRun: a Lua child told its memory limit in
+// argv bounds its data size while it waits for the run frame (a warm
+// child), not after the frame comes on the run's clock.
+func TestChildGuardsMemoryBeforeItsRun(t *testing.T) {
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_DATA, &rl) != nil || rl.Cur != ^uint64(0) {
+		t.Skip("the test's own data size is bounded: the child's bound would not show")
+	}
+	r1, w1, err := os.Pipe() // the frame never comes: the child waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, w2, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r1.Close(); w1.Close(); r2.Close(); w2.Close() }()
+	cmd := exec.Command(testBinary(), ChildArg, "lua", strconv.Itoa(64<<20))
+	cmd.ExtraFiles = []*os.File{w2, r1} // fds 3 (to the parent) and 4 (from it)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	limits := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/limits"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if strings.HasPrefix(line, "Max data size") && !strings.Contains(line, "unlimited") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s without its run frame, the child's data size is still unbounded:\n%s", b)
+		}
+	}
+}
