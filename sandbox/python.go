@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,7 +89,12 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 	compiled := compilePrelude(info.Exe)
 	argv := pythonArgv(info.Exe, compiled, info.Site)
 	in.proc.exe = info.Exe
-	in.proc.command = func(Limits) ([]string, []string) { return argv, interpEnv }
+	in.proc.command = func(lim Limits) ([]string, []string) {
+		// The memory limit goes first after the program, so that a warm
+		// child sets it while it waits (the prelude takes it off argv).
+		a := append(slices.Clip(argv[:pythonProgArgs]), "--toolfold-memory="+strconv.FormatInt(lim.MemoryBytes, 10))
+		return append(a, argv[pythonProgArgs:]...), interpEnv
+	}
 	in.proc.preamble = compiled
 	return &Python{in: in}, nil
 }
@@ -107,6 +113,9 @@ func NewPython(opts *InterpreterOptions) (*Python, error) {
 // prelude's source. The loader saves about 2 ms a run over passing the
 // code in hex on the command line: 50 KiB less for the spec's JSON, the
 // execve and Python's argv decoding to copy.
+// pythonProgArgs is how many of pythonArgv's words come before site's.
+const pythonProgArgs = 6
+
 func pythonArgv(exe string, compiled []byte, site []string) []string {
 	prog := pythonPrelude
 	if compiled != nil {

@@ -95,3 +95,47 @@ func TestChildGuardsMemoryBeforeItsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmPythonGuardsMemoryBeforeItsRun: a warm Python child lowers its
+// data size limit (from what its parent set, the memory limit plus a
+// start-up allowance, to its size plus the memory limit) while it waits
+// for its script, not on the run's clock.
+func TestWarmPythonGuardsMemoryBeforeItsRun(t *testing.T) {
+	py := newTestPython(t)
+	warmed(t, py.in.proc)
+	dir := t.TempDir()
+	if res := runIn(t, py, dir, "return 1", Limits{}); res.Err != nil {
+		t.Fatalf("first run: %v", res.Err)
+	}
+	sp := waitSpare(t, py.in.proc, dir, Limits{})
+	pid := sp.c.pid // the interpreter, or the sandbox's init that starts it
+	for deadline := time.Now().Add(10 * time.Second); sp.c.init != nil; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			pid, _ = strconv.Atoi(f[0])
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the init started no interpreter within 10 s")
+		}
+	}
+	parents := Limits{}.withDefaults().dataLimit()
+	var soft uint64
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if f := strings.Fields(line); strings.HasPrefix(line, "Max data size") && len(f) > 3 {
+				soft, _ = strconv.ParseUint(f[3], 10, 64)
+			}
+		}
+		if soft != 0 && soft < parents {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s into waiting for its script, the warm child's (pid %d) data size limit is %d, not lowered below its parent's %d", pid, soft, parents)
+		}
+	}
+}

@@ -386,6 +386,9 @@ def _error(e):
     return {"kind": "runtime", "line": _script_line(e.__traceback__), "msg": msg}
 
 
+_MEMORY_ARG = "--toolfold-memory="
+
+
 def _limit_memory(extra):
     """Lower RLIMIT_DATA to what the interpreter uses now plus the script's share."""
     resource = _resource
@@ -473,14 +476,25 @@ def _flush():
 def _main():
     # What needs no script is done before its run frame is read: in a warm
     # child, while it waits.
+    # argv: the run's memory limit, then site-packages.
+    memory = 0
+    if len(sys.argv) > 1 and sys.argv[1].startswith(_MEMORY_ARG):
+        memory = int(sys.argv.pop(1)[len(_MEMORY_ARG):] or 0)
     sys.path.extend(sys.argv[1:])  # site-packages, without running site
     builtins.exit = builtins.quit = sys.exit  # site would have defined them
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
+    # Once down a run's path (compile, the return rewrite, exec, encode),
+    # in a throwaway namespace: the first pass costs the process more (page
+    # faults on the interpreter's code) than every later one.
+    _run("x = [1]\nreturn {'x': x}")
+    _dumps({"x": [1]})
+    if memory:
+        _limit_memory(memory)
     p = _bridge.first()
     lim = p.get("limits") or {}
     _bridge.max = lim.get("max_frame_bytes") or _bridge.max
-    if lim.get("memory_bytes"):
+    if lim.get("memory_bytes") and lim["memory_bytes"] != memory:
         _limit_memory(lim["memory_bytes"])
     try:
         value, err = _run(p["code"], p.get("args"), p.get("check", False))
