@@ -86,7 +86,19 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	if p.warmable(req.Workdir) {
 		key := spareKey{dir: dir, lim: lim}
 		c = p.warm.begin(ctx, key) // its preamble is written already
-		defer p.warm.end(key)      // the next run's child, once this one is gone
+		var ended sync.Once
+		end := func() { ended.Do(func() { p.warm.end(key) }) }
+		defer end() // the next run's child, once this one is gone
+		if onDone := req.OnDone; onDone != nil {
+			// Or once this one is answered: its teardown runs at the
+			// lowest priority (lowerGroup) and can take a while on a busy
+			// machine; the next child need not wait for it (spareDelay
+			// still lets the answer go out first).
+			req.OnDone = func(r *Result) {
+				onDone(r)
+				end()
+			}
+		}
 	}
 	if c == nil {
 		if c, err = p.start(dir, lim); err != nil {

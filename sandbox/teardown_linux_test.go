@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -137,5 +140,42 @@ func TestWarmPythonGuardsMemoryBeforeItsRun(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("10 s into waiting for its script, the warm child's (pid %d) data size limit is %d, not lowered below its parent's %d", pid, soft, parents)
 		}
+	}
+}
+
+// TestWarmSpareStartsAtDone: a run answered at done starts its successor's
+// child then, not when its own processes are gone (their teardown runs at
+// the lowest priority and may take a while on a busy machine). The run is
+// held here by a tool call in flight that ignores its cancellation.
+func TestWarmSpareStartsAtDone(t *testing.T) {
+	py := newTestPython(t)
+	warmed(t, py.in.proc)
+	dir := t.TempDir()
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	host := &fakeHost{call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		<-release
+		return json.RawMessage(`{}`), nil
+	}}
+	answered, ran := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ran)
+		_, _ = py.Run(context.Background(), Request{Code: "import threading, time\n" +
+			"threading.Thread(target=lambda: call('x.y'), daemon=True).start()\n" +
+			"time.sleep(0.3)\nreturn 1", Workdir: dir,
+			OnDone: func(*Result) { close(answered) }}, host)
+	}()
+	defer func() { free(); <-ran }()
+	select {
+	case <-answered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run was not answered at done")
+	}
+	waitSpare(t, py.in.proc, dir, Limits{})
+	select {
+	case <-ran:
+		t.Fatal("Run returned with a call in flight: the test proves nothing")
+	default:
 	}
 }
