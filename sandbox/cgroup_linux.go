@@ -180,12 +180,21 @@ func (g *runCgroup) killTasks() {
 			}
 		}
 	}
+	g.signalTasks(syscall.SIGKILL)
+}
+
+// stopTasks sends SIGSTOP to every process in the run's cgroups.
+func (g *runCgroup) stopTasks() { g.signalTasks(syscall.SIGSTOP) }
+
+// signalTasks sends sig to each process listed in the run's cgroup, again
+// while a pass finds one it had not signalled.
+func (g *runCgroup) signalTasks(sig syscall.Signal) {
 	if len(g.dirs) == 0 {
 		return
 	}
 	// join put every process of the run in each of its cgroups, and a
 	// script cannot move out of them: one list is all of them.
-	killed := make(map[int]bool)
+	done := make(map[int]bool)
 	for range 10 {
 		fresh := false
 		procs, err := os.ReadFile(g.dirs[0] + "/cgroup.procs")
@@ -194,11 +203,11 @@ func (g *runCgroup) killTasks() {
 		}
 		for _, f := range bytes.Fields(procs) {
 			pid, err := strconv.Atoi(string(f))
-			if err != nil || pid <= 0 || killed[pid] {
+			if err != nil || pid <= 0 || done[pid] {
 				continue
 			}
-			killed[pid], fresh = true, true
-			syscall.Kill(pid, syscall.SIGKILL)
+			done[pid], fresh = true, true
+			syscall.Kill(pid, sig)
 		}
 		if !fresh {
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,8 +13,8 @@ import (
 
 // runOnDone runs a shell script as a sandbox child with Request.OnDone set
 // and returns what OnDone got (nil if it was not called), what Run
-// returned, and the run's processes, as OnDone saw them after giving a
-// SIGKILLed process time to die.
+// returned, and the run's processes neither stopped nor ended, as OnDone
+// saw them after giving a stopped process time to stop.
 func runOnDone(t *testing.T, script string, lim Limits) (answered, res *Result, leftAtAnswer []int) {
 	return runOnDoneIn(t, script, lim, "", nil)
 }
@@ -35,11 +36,11 @@ func runOnDoneIn(t *testing.T, script string, lim Limits, dir string, atDone fun
 		}
 		calls.Add(1)
 		answered = r
-		// SIGKILL was sent before this call: a killed process is gone
-		// within milliseconds; one still running after this long was not
-		// killed.
+		// SIGSTOP was sent before this call (SIGKILL follows it): a
+		// stopped process is so within milliseconds; one still running
+		// after this long was not stopped.
 		time.Sleep(300 * time.Millisecond)
-		leftAtAnswer = inPIDNamespace(w.ns, w.pid)
+		leftAtAnswer = runningIn(w.ns, w.pid)
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -86,7 +87,7 @@ while :; do echo after; sleep 0.01; done`, Limits{Timeout: 20 * time.Second}, wo
 		t.Errorf("answered Output %q, want what was printed before done first", answered.Output)
 	}
 	if len(left) > 0 {
-		t.Errorf("processes %v of the run were still there when the caller was answered", left)
+		t.Errorf("processes %v of the run were still running when the caller was answered", left)
 	}
 	// A write in flight when SIGKILL came may still land: one line.
 	if after := size(); atAnswer < 0 || after > atAnswer+2 {
@@ -158,4 +159,27 @@ func TestReadPipedTakesWhatIsInThePipe(t *testing.T) {
 	if got := out.String(); got != data {
 		t.Errorf("read %d bytes, want the %d in the pipe", len(got), len(data))
 	}
+}
+
+// runningIn lists the processes of the PID namespace ns, but its init,
+// that are neither stopped nor ended nor waiting in the kernel.
+func runningIn(ns string, init int) []int {
+	var running []int
+	for _, pid := range inPIDNamespace(ns, init) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue // gone
+		}
+		st := string(b)
+		if i := strings.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
+			switch st[i+2] {
+			case 'T', 't', 'Z', 'X':
+				continue
+			case 'D': // in the kernel (a vfork's parent waiting for its stopped child): the pending stop comes before any code of its own
+				continue
+			}
+		}
+		running = append(running, pid)
+	}
+	return running
 }

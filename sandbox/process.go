@@ -86,19 +86,7 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	if p.warmable(req.Workdir) {
 		key := spareKey{dir: dir, lim: lim}
 		c = p.warm.begin(ctx, key) // its preamble is written already
-		var ended sync.Once
-		end := func() { ended.Do(func() { p.warm.end(key) }) }
-		defer end() // the next run's child, once this one is gone
-		if onDone := req.OnDone; onDone != nil {
-			// Or once this one is answered: its teardown runs at the
-			// lowest priority (lowerGroup) and can take a while on a busy
-			// machine; the next child need not wait for it (spareDelay
-			// still lets the answer go out first).
-			req.OnDone = func(r *Result) {
-				onDone(r)
-				end()
-			}
-		}
+		defer p.warm.end(key)      // the next run's child, once this one is gone
 	}
 	if c == nil {
 		if c, err = p.start(dir, lim); err != nil {
@@ -369,17 +357,25 @@ func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone f
 func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.WaitGroup, cancel func(), onDone func(*Result)) *Result {
 	c.mu.Lock()
 	if !c.reaped {
-		// No cause: the script had ended. The group, with the sandbox's
-		// init at its head; every process in the run's cgroups, a setsid
-		// daemon included; and what is left of the PID namespace dies with
-		// its init. Their teardown (address spaces, namespaces) is work
-		// for the CPU at the moment the answer goes out: it runs at the
-		// lowest priority, so the proxy and its client go first.
-		lowerGroup(c.pid)
-		unix.Kill(-c.pid, unix.SIGKILL)
-		c.init.killTasks()
+		// No cause: the script had ended. Every process of the run is
+		// stopped now, so that none of its code runs after the answer: the
+		// group, with the sandbox's init at its head, and every process in
+		// the run's cgroups, a setsid daemon included. They are killed
+		// once the answer has gone out: killed now, their teardown
+		// (address spaces, namespaces), woken all at once, took the CPU
+		// ahead of the answer and of the client reading it.
+		unix.Kill(-c.pid, unix.SIGSTOP)
+		c.init.stopTasks()
 	}
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if !c.reaped {
+			unix.Kill(-c.pid, unix.SIGKILL) // what is left of the PID namespace dies with its init
+			c.init.killTasks()
+		}
+		c.mu.Unlock()
+	}()
 	dur := time.Since(c.start)
 	cancel() // a host call still in flight past done ends
 	// Everything the script printed before done is in the pipe (its writes
@@ -404,22 +400,13 @@ func (c *child) answerAtDone(b *bridgeServer, out *outputBuffer, stdout *sync.Wa
 	c.p.log.Debug("run finished", "language", c.p.language, "pid", c.pid, "warm", c.warm, "duration", dur,
 		"tool_calls", res.ToolCalls, "error", res.Err, "answered", "at done")
 	onDone(res)
+	time.Sleep(answerGrace) // the answer goes out, and its client reads it, before the teardown
 	return res
 }
 
-// lowerGroup gives every thread of process group pgid the lowest CPU
-// priority (nice 19), for a group about to be killed whose answer does not
-// wait for its end. Raising nice needs no privilege for one's own
-// processes; a failure leaves the priority as it was.
-//
-// Measured (a trivial Lua run over a search_tools call, toolfold over
-// stdio, 60 rounds, three builds alternated three times on two cores):
-// killed at nice 0, the dying init and child, woken by SIGKILL after
-// sleeping, took both CPUs ahead of the proxy's answer and its client;
-// added +3.1–5.0 ms without, +1.6–2.5 ms with.
-func lowerGroup(pgid int) {
-	unix.Setpriority(unix.PRIO_PGRP, pgid, 19)
-}
+// answerGrace is how long the stopped processes of a run answered at done
+// wait for their SIGKILL after the answer is handed over.
+const answerGrace = 2 * time.Millisecond
 
 // isClosed reports whether ch (nil: never) is closed.
 func isClosed(ch <-chan struct{}) bool {

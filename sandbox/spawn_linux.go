@@ -334,6 +334,13 @@ func (ic *initConn) killTasks() {
 	}
 }
 
+// stopTasks stops every process in the run's cgroups.
+func (ic *initConn) stopTasks() {
+	if ic != nil && ic.cg != nil {
+		ic.cg.stopTasks()
+	}
+}
+
 // snapshot records, while the run's cgroup exists, whether its memory
 // controller killed a task and its pids controller refused one.
 func (ic *initConn) snapshot() {

@@ -23,6 +23,7 @@ func (p *procRunner) sandboxed() bool { return false }
 func (*initConn) begin(int, []*os.File) error             { return nil }
 func (*initConn) settled() <-chan struct{}                { return nil }
 func (*initConn) killTasks()                              {}
+func (*initConn) stopTasks()                              {}
 func (*initConn) ended() bool                             { return false }
 func (*initConn) quiet(int) bool                          { return true }
 func (*initConn) snapshot()                               {}

@@ -1,60 +1,14 @@
 package sandbox
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// procField returns field n (1-based, as proc(5) numbers them) of
-// /proc/pid/stat.
-func procField(t *testing.T, pid, n int) string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	rest := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // field 3 on
-	return rest[n-3]
-}
-
-// TestLowerGroupReachesEveryProcess: a group about to be killed at done
-// gets the lowest priority, its leader and the process it started alike.
-func TestLowerGroupReachesEveryProcess(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	}()
-	var sleeper int
-	for deadline := time.Now().Add(5 * time.Second); sleeper == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the group's second process did not start")
-		}
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			sleeper, _ = strconv.Atoi(f[0])
-		}
-	}
-	lowerGroup(cmd.Process.Pid)
-	for _, pid := range []int{cmd.Process.Pid, sleeper} {
-		if nice := procField(t, pid, 19); nice != "19" {
-			t.Errorf("pid %d: nice %s after lowerGroup, want 19", pid, nice)
-		}
-	}
-}
 
 // TestChildGuardsMemoryBeforeItsRun: a Lua child told its memory limit in
 // argv bounds its data size while it waits for the run frame (a warm
@@ -140,42 +94,5 @@ func TestWarmPythonGuardsMemoryBeforeItsRun(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("10 s into waiting for its script, the warm child's (pid %d) data size limit is %d, not lowered below its parent's %d", pid, soft, parents)
 		}
-	}
-}
-
-// TestWarmSpareStartsAtDone: a run answered at done starts its successor's
-// child then, not when its own processes are gone (their teardown runs at
-// the lowest priority and may take a while on a busy machine). The run is
-// held here by a tool call in flight that ignores its cancellation.
-func TestWarmSpareStartsAtDone(t *testing.T) {
-	py := newTestPython(t)
-	warmed(t, py.in.proc)
-	dir := t.TempDir()
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	free := func() { releaseOnce.Do(func() { close(release) }) }
-	host := &fakeHost{call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-		<-release
-		return json.RawMessage(`{}`), nil
-	}}
-	answered, ran := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ran)
-		_, _ = py.Run(context.Background(), Request{Code: "import threading, time\n" +
-			"threading.Thread(target=lambda: call('x.y'), daemon=True).start()\n" +
-			"time.sleep(0.3)\nreturn 1", Workdir: dir,
-			OnDone: func(*Result) { close(answered) }}, host)
-	}()
-	defer func() { free(); <-ran }()
-	select {
-	case <-answered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the run was not answered at done")
-	}
-	waitSpare(t, py.in.proc, dir, Limits{})
-	select {
-	case <-ran:
-		t.Fatal("Run returned with a call in flight: the test proves nothing")
-	default:
 	}
 }
