@@ -278,16 +278,16 @@
 // # Answering at done
 //
 // A caller that sets Request.OnDone (the proxy does) is answered as soon as
-// the done frame arrives: the parent sends SIGKILL to the run's process
+// the done frame arrives: the parent sends SIGSTOP to the run's process
 // group, whose leader is the init, and to every process in the run's
-// cgroups (a setsid daemon included; without cgroups the rest of the PID
-// namespace dies with the init, a moment later); reads what the script
-// printed before done, which is in the stdout pipe already (with what
-// other processes of the run printed until the kill); and calls OnDone
-// with the result. The processes'
-// exit (an interpreter's memory torn down, the init woken and reaped:
-// most of a warm run's time on a busy machine) then runs while the caller
-// answers, and Run returns, with the same result, once they have ended.
+// cgroups (a setsid daemon included); reads what the script printed before
+// done, which is in the stdout pipe already (with what other processes of
+// the run printed until the stop); calls OnDone with the result; and 2 ms
+// later sends them SIGKILL. Stopped, the processes run no code of the
+// script and are not torn down while the answer goes out (killed at once,
+// their exit took the CPU ahead of it). Without cgroups, a process that
+// left the group is not stopped: it dies with the init, after the kill.
+// Run returns, with the same result, once every process has ended.
 // Output printed past the flood limit before done stops the run as
 // before, with no answer at done.
 //

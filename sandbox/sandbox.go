@@ -87,16 +87,15 @@ type Request struct {
 	Check bool
 	// OnDone, when set, is called once, as soon as the script has said it
 	// is done, with the run's result: what it printed before (and what
-	// other processes of the run printed until they were killed), its
-	// value or error. Every process of the run has been sent SIGKILL by
+	// other processes of the run printed until they were stopped), its
+	// value or error. Every process of the run has been sent SIGSTOP by
 	// then (its process group and its cgroups; without cgroups, a process
-	// that left the group dies with the sandbox's init a moment later), so
-	// no code of the script runs after it: a caller may answer with the result
-	// while the processes are torn down (their exit, a few milliseconds on a
-	// busy machine, is most of a warm run's cost). Run still returns only
-	// once they have ended, with the same *Result, which the caller must not
-	// change before then. It is not called for a run that ends any other
-	// way (killed, timed out, crashed).
+	// that left the group runs on until it dies with the sandbox's init,
+	// killed just after), so no code of the script runs after it: a caller
+	// may answer with the result, and the processes are killed 2 ms after
+	// OnDone returns. Run still returns only once they have ended, with the
+	// same *Result, which the caller must not change before then. It is not
+	// called for a run that ends any other way (killed, timed out, crashed).
 	OnDone func(*Result)
 }
 
