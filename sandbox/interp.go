@@ -33,8 +33,11 @@ type InterpreterOptions struct {
 // the proxy's own (it holds upstream API keys).
 var interpEnv = []string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin"}
 
-// probeTimeout bounds the one run of the interpreter at construction.
-const probeTimeout = 10 * time.Second
+// probeTimeout bounds the one run of the interpreter at construction. It
+// is generous: a launcher such as a pyenv shim runs a dozen processes
+// before the interpreter, which on a saturated machine took over 10 s
+// (CI), and a probe that times out leaves the language off until restart.
+const probeTimeout = 30 * time.Second
 
 // interpreter is what NewPython and NewJavaScript find out about their
 // binary once, at construction.
