@@ -212,6 +212,8 @@ func TestCheckLanguages(t *testing.T) {
 		"language python: available (3.",
 		"language javascript: error: /nonexistent/node: no such file or directory; install Node.js 18 or later or set sandbox.node",
 		"sandbox python: ok",
+		// e2e builds both binaries, as `go install ./cmd/...` does.
+		"sandbox processes start from " + filepath.Join(filepath.Dir(needToolfold(t)), "toolfold-sandbox") + " (same build",
 		"warm runs: on: when a run ends, serve starts the session's next run's sandbox and interpreter (sandbox.warm)",
 	} {
 		if !strings.Contains(res.stdout, want) {

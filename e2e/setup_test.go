@@ -136,12 +136,14 @@ func buildToolfold() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Both binaries, as `go install ./cmd/...` installs them: toolfold
+	// starts the sandbox's processes from toolfold-sandbox beside it.
 	bin := filepath.Join(setup.dir, "toolfold")
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-o", setup.dir + string(filepath.Separator)}
 	if race := os.Getenv("TOOLFOLD_E2E_RACE"); race == "1" || raceBuild && race != "0" {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/toolfold")
+	args = append(args, "./cmd/toolfold", "./cmd/toolfold-sandbox")
 	if err := run(root, 5*time.Minute, "go", args...); err != nil {
 		return "", err
 	}

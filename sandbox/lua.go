@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 )
 
 // LuaOptions configure NewLua. The zero value is ready to use.
 type LuaOptions struct {
 	// Exe is the binary re-executed as the child; it must call ChildMain
-	// when IsChild. Empty means os.Executable(); a relative path is made
-	// absolute now.
+	// when IsChild. Empty means the sandbox's own binary beside this one
+	// when it is the same build (SandboxBinary), else os.Executable(); a
+	// relative path is made absolute now.
 	Exe string
 	// Logger receives debug lines per run and warnings for host errors and
 	// protocol violations; nil discards them.
@@ -42,7 +42,7 @@ func NewLua(opts *LuaOptions) *Lua {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	if p.exe == "" {
-		p.exe, p.exeErr = os.Executable()
+		p.exe, p.exeErr = defaultExe()
 	} else if !filepath.IsAbs(p.exe) {
 		p.exe, p.exeErr = filepath.Abs(p.exe) // the child starts in another directory
 	}

@@ -60,8 +60,9 @@ func (p *procRunner) sandboxed() bool {
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
 func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*initConn, error) {
-	// The init is the toolfold binary: the runner's exe for Lua (which is
-	// also the inner command, seen at SandboxExe), this process's own for an
+	// The init is a Go binary that calls ChildMain: the runner's exe for
+	// Lua (which is also the inner command, seen at SandboxExe), the
+	// default one (toolfold-sandbox or this binary, see exe.go) for an
 	// interpreter (whose runner's exe is the interpreter).
 	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
 	s := initSpec{
@@ -75,7 +76,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 		argv[0], s.Exe = SandboxExe, p.exe
 	} else {
 		var err error
-		if initExe, err = os.Executable(); err != nil {
+		if initExe, err = defaultExe(); err != nil {
 			return nil, fmt.Errorf("sandbox: find the toolfold binary to start the sandbox with: %w", err)
 		}
 	}
@@ -413,7 +414,7 @@ func detectLayers() Layers {
 	var why []string
 	cgroups, why = detectCgroups()
 	l.MemoryCgroup, l.PidsCgroup = cgroups.mem != "", cgroups.pids != ""
-	exe, err := os.Executable()
+	exe, err := defaultExe()
 	if err == nil {
 		var pl *Layers
 		pl, err = probeInit(exe)

@@ -13,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -125,7 +126,7 @@ func printAdvertised(w io.Writer, p *proxy.Proxy) {
 
 // printSandbox runs a trivial script in each language to show it works.
 func printSandbox(ctx context.Context, w io.Writer, p *proxy.Proxy) (failed bool) {
-	fmt.Fprintf(w, "%s\n", sandboxLine())
+	fmt.Fprintf(w, "%s\n%s\n", sandboxLine(), sandbox.ExeNote())
 	for _, lang := range p.Languages() {
 		start := time.Now()
 		text, bad, err := p.RunScript(ctx, "return 1 + 1", lang)

@@ -14,6 +14,7 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // startupWait bounds how long serve waits for upstreams before answering
@@ -55,6 +56,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Info("telemetry: " + ts.String())
 	}
 	log.Info(sandboxLine())
+	log.Info(sandbox.ExeNote())
 	// Deferred first, so it runs last: spans of requests that end while the
 	// proxy closes are still flushed.
 	defer func() {

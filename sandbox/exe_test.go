@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestChooseExe: the sandbox's own binary beside toolfold is used only when
+// it is there, executable, and answers with this build's Identity;
+// otherwise toolfold starts itself, and the note says why. The sibling is
+// a shell script standing in for cmd/toolfold-sandbox (e2e runs the real
+// one: TestCheckLanguages).
+func TestChooseExe(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	self := filepath.Join(dir, "toolfold")
+	sib := filepath.Join(dir, SandboxBinary)
+	write := func(script string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(sib, []byte(script), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(sib, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		setup  func()
+		want   string
+		reason string
+	}{
+		{"missing", func() {}, self, "no " + SandboxBinary + " beside it"},
+		{"not executable", func() { write("#!/bin/sh\necho "+Identity()+"\n", 0o644) }, self, "is not an executable file"},
+		{"another build", func() { write("#!/bin/sh\necho 0123456789abcdef\n", 0o755) }, self, "is another build"},
+		{"fails", func() { write("#!/bin/sh\nexit 3\n", 0o755) }, self, "did not answer"},
+		{"asked the right question", func() {
+			write("#!/bin/sh\n[ \"$1\" = "+IdentityArg+" ] && [ $# = 1 ] && echo "+Identity()+"\n", 0o755)
+		}, sib, "same build"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(sib)
+			tc.setup()
+			c := chooseExe(self)
+			if c.path != tc.want || !strings.Contains(c.note, tc.reason) {
+				t.Errorf("chooseExe = %q (%s), want %q (%s)", c.path, c.note, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+// TestIdentityIsStable: the identity is a hash of this package's embedded
+// source, the same on every call, and it changes with the source.
+func TestIdentityIsStable(t *testing.T) {
+	id := Identity()
+	if len(id) != 32 || id != Identity() {
+		t.Fatalf("Identity() = %q, then %q", id, Identity())
+	}
+	b, err := sources.ReadFile("exe.go")
+	if err != nil || !strings.Contains(string(b), "IdentityArg") {
+		t.Fatalf("exe.go is not among the embedded sources: %v", err)
+	}
+}
