@@ -47,6 +47,10 @@ func TestDetectPositives(t *testing.T) {
 		{"amex 378282246310005", "CREDIT_CARD:378282246310005"},
 		{"amex 3782 822463 10005", "CREDIT_CARD:3782 822463 10005"},
 		{"mc 5555555555554444", "CREDIT_CARD:5555555555554444"},
+		// Maestro: 16 digits or more alone; shorter ones after a card word.
+		{"6759649826438453", "CREDIT_CARD:6759649826438453"},
+		{"card 501864667909", "CREDIT_CARD:501864667909"},
+		{`{"card_number": "664191236077"}`, "CREDIT_CARD:664191236077"},
 		{"iban GB82 WEST 1234 5698 7654 32.", "IBAN:GB82 WEST 1234 5698 7654 32"},
 		{"iban DE89370400440532013000", "IBAN:DE89370400440532013000"},
 		// A country that uses IBANs at home, not in SWIFT's registry.
@@ -90,7 +94,8 @@ func TestHardNegatives(t *testing.T) {
 		"550e8400-e29b-41d4-a716-446655440000",
 		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 		"sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709",
-		"4111111111111112",                                                        // Luhn fails
+		"4111111111111112",                   // Luhn fails
+		"664191236077", "order 686806754939", // Luhn holds, 12 digits in Maestro's range, no card word
 		"1234567812345670",                                                        // Luhn holds, no issuer starts with 1234
 		"GB82WEST12345698765433",                                                  // mod-97 fails
 		"XX82WEST12345698765432",                                                  // no such country

@@ -317,9 +317,11 @@ func (sc *scanner) ssnOrCard(i int, r *numRun, cut bool) (end int, stop bool) {
 	if d.on[kCard] && cardGroups(r) {
 		// A brand's range and length; or, where a word such as "card"
 		// says so, any Luhn-valid number (a brand this table does not
-		// know).
+		// know). A Maestro number of 12 to 15 digits needs the word too:
+		// such cards are rare, and one in ten numeric strings of that
+		// length that start 50 or 56 to 69 passes Luhn.
 		var buf [48]byte
-		if dg := r.digitString(s, buf[:0]); card(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
+		if dg := r.digitString(s, buf[:0]); card(dg) && !shortMaestro(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
 			sc.emit(i, r.end, TypeCreditCard)
 			return r.end, false
 		}
@@ -452,6 +454,17 @@ func cardGroups(r *numRun) bool {
 // card checks the brand (issuer prefix and length) and the Luhn checksum.
 func card(d []byte) bool {
 	return brand(d) && luhn(d)
+}
+
+// shortMaestro: a number of 12 to 15 digits in Maestro's ranges (50,
+// 56-69). Discover (6011, 644-649, 65) and UnionPay (62) numbers have 16
+// digits or more, so every number this short there is Maestro's.
+func shortMaestro(d []byte) bool {
+	if len(d) < 12 || len(d) >= 16 {
+		return false
+	}
+	p2 := int(d[0]-'0')*10 + int(d[1]-'0')
+	return p2 == 50 || p2 >= 56 && p2 <= 69
 }
 
 func luhn(d []byte) bool {
