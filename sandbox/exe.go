@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -105,20 +103,12 @@ func chooseExe(self string) exeChoice {
 	case !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
 		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is not an executable file)", self, cand)}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cand, IdentityArg)
-	cmd.Env = []string{}
-	cmd.Dir = os.TempDir()
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{b: &out, n: 256}
 	start := time.Now()
-	err = cmd.Run()
-	got := string(bytes.TrimSpace(out.Bytes()))
+	out, err := probe(cand, IdentityArg)
 	switch {
 	case err != nil:
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s did not answer: %v)", self, cand, err)}
-	case got != Identity():
+		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%v)", self, err)}
+	case string(bytes.TrimSpace(out)) != Identity():
 		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is another build: reinstall both with `go install ./cmd/...`)", self, cand)}
 	}
 	return exeChoice{cand, fmt.Sprintf("sandbox processes start from %s (same build, answered in %s)", cand, time.Since(start).Round(time.Millisecond))}

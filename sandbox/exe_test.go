@@ -38,7 +38,7 @@ func TestChooseExe(t *testing.T) {
 		{"missing", func() {}, self, "no " + SandboxBinary + " beside it"},
 		{"not executable", func() { write("#!/bin/sh\necho "+Identity()+"\n", 0o644) }, self, "is not an executable file"},
 		{"another build", func() { write("#!/bin/sh\necho 0123456789abcdef\n", 0o755) }, self, "is another build"},
-		{"fails", func() { write("#!/bin/sh\nexit 3\n", 0o755) }, self, "did not answer"},
+		{"fails", func() { write("#!/bin/sh\nexit 3\n", 0o755) }, self, "exit status 3"},
 		{"asked the right question", func() {
 			write("#!/bin/sh\n[ \"$1\" = "+IdentityArg+" ] && [ $# = 1 ] && echo "+Identity()+"\n", 0o755)
 		}, sib, "same build"},
