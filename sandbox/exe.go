@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -102,6 +103,10 @@ func chooseExe(self string) exeChoice {
 		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (no %s beside it: `go install ./cmd/...` installs both, and cold runs start faster)", self, SandboxBinary)}
 	case !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
 		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is not an executable file)", self, cand)}
+	case !trusted(st, self):
+		// Anyone who can plant a file beside toolfold (a sticky, world-
+		// writable directory) must not choose what runs as the init.
+		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is not owned by toolfold's owner, or others may write it: not used)", self, cand)}
 	}
 	start := time.Now()
 	out, err := probe(cand, IdentityArg)
@@ -112,6 +117,18 @@ func chooseExe(self string) exeChoice {
 		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is another build: reinstall both with `go install ./cmd/...`)", self, cand)}
 	}
 	return exeChoice{cand, fmt.Sprintf("sandbox processes start from %s (same build, answered in %s)", cand, time.Since(start).Round(time.Millisecond))}
+}
+
+// trusted: st is owned by the owner of the file self, and neither its
+// group nor others may write it.
+func trusted(st os.FileInfo, self string) bool {
+	me, err := os.Stat(self)
+	if err != nil || st.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	a, ok1 := st.Sys().(*syscall.Stat_t)
+	b, ok2 := me.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && a.Uid == b.Uid
 }
 
 // defaultExe is the binary the sandbox's init (and Lua's child) start

@@ -19,6 +19,9 @@ func TestChooseExe(t *testing.T) {
 	}
 	dir := t.TempDir()
 	self := filepath.Join(dir, "toolfold")
+	if err := os.WriteFile(self, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	sib := filepath.Join(dir, SandboxBinary)
 	write := func(script string, mode os.FileMode) {
 		t.Helper()
@@ -38,6 +41,17 @@ func TestChooseExe(t *testing.T) {
 		{"missing", func() {}, self, "no " + SandboxBinary + " beside it"},
 		{"not executable", func() { write("#!/bin/sh\necho "+Identity()+"\n", 0o644) }, self, "is not an executable file"},
 		{"another build", func() { write("#!/bin/sh\necho 0123456789abcdef\n", 0o755) }, self, "is another build"},
+		{"others may write it", func() {
+			write("#!/bin/sh\necho "+Identity()+"\n", 0o777)
+		}, self, "others may write it"},
+		{"another owner", func() {
+			write("#!/bin/sh\necho "+Identity()+"\n", 0o755)
+			if os.Geteuid() == 0 {
+				if err := os.Chown(sib, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, self, "not owned by toolfold's owner"},
 		{"fails", func() { write("#!/bin/sh\nexit 3\n", 0o755) }, self, "exit status 3"},
 		{"asked the right question", func() {
 			write("#!/bin/sh\n[ \"$1\" = "+IdentityArg+" ] && [ $# = 1 ] && echo "+Identity()+"\n", 0o755)
@@ -46,6 +60,9 @@ func TestChooseExe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(sib)
 			tc.setup()
+			if tc.name == "another owner" && os.Geteuid() != 0 {
+				t.Skip("needs root to give the file away")
+			}
 			c := chooseExe(self)
 			if c.path != tc.want || !strings.Contains(c.note, tc.reason) {
 				t.Errorf("chooseExe = %q (%s), want %q (%s)", c.path, c.note, tc.want, tc.reason)
