@@ -167,9 +167,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.sessions.started = func(s *Session) { // warm.go
 		// The stdio session, toolfold's one client, starts its first runs'
-		// children at once. HTTP sessions do not: in CI, sessions behind
-		// HAProxy starting sandboxes on connecting (and on their first
-		// search) slowed the replicas' health checks past HAProxy's bound.
+		// children at once; an HTTP session on its first search_tools
+		// (prestartOnSearch), not on connecting.
 		if s.id == "" {
 			p.prestart(s)
 		}

@@ -47,6 +47,9 @@ type Session struct {
 	// tails are this session's runs answered at done whose processes are
 	// still ending (workspace.go): its end waits for them, and only them.
 	tails tails
+	// warmed: an HTTP session starts its first runs' children on its
+	// first search_tools (warm.go), once.
+	warmed sync.Once
 
 	// mu guards what follows, except where a field says otherwise.
 	mu       sync.Mutex

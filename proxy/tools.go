@@ -144,6 +144,7 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
 	if s := sessionOf(ctx); err == nil && s != nil {
 		p.learn.searched(s, in.Query)
+		p.prestartOnSearch(s)
 	}
 	if err != nil {
 		if _, ok := err.(*jsonrpc.Error); ok {

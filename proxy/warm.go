@@ -8,7 +8,18 @@ import (
 // languages whose waiting child holds 17 MiB (node's holds 46 MiB).
 var defaultPrestart = []string{"lua", "python"}
 
-// prestart starts, for the stdio session, the children of its first
+// prestartOnSearch starts an HTTP session's first runs' children at its
+// first search_tools: a session that searches is about to run a script,
+// and one that only connects (a burst behind a load balancer, a health
+// probe, a client listing tools) starts no sandbox. The stdio session,
+// toolfold's one client, started them when it connected.
+func (p *Proxy) prestartOnSearch(s *Session) {
+	if s.id != "" {
+		s.warmed.Do(func() { p.prestart(s) })
+	}
+}
+
+// prestart starts, for a session, the children of its first
 // runs in the languages of sandbox.prestart (defaultPrestart), so that
 // its first run_script is as fast as its later ones: the workspace is made
 // now rather than on the first run. Nothing is started when run_script is

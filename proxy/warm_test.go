@@ -118,9 +118,9 @@ func TestPrestart(t *testing.T) {
 	cs2.Close()
 	waitChildren(t, 1, "after the second session ended, before its first run")
 
-	// An HTTP session starts none: a burst of sessions behind a load
-	// balancer is not a burst of sandboxes. Its first run is cold, its
-	// second warm.
+	// An HTTP session starts none when it connects (a burst of sessions
+	// behind a load balancer is not a burst of sandboxes), but on its first
+	// search_tools, so that its first run is warm.
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
 	hc, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
@@ -128,18 +128,25 @@ func TestPrestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hc.Close()
-	if text, failed := callText(t, hc, "search_tools", map[string]any{"query": "add numbers"}); failed {
-		t.Fatal(text)
+	if _, err := hc.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	waitChildren(t, 1, "after an HTTP session connected and searched")
+	waitChildren(t, 1, "after an HTTP session connected and listed tools")
+	for range 2 {
+		if text, failed := callText(t, hc, "search_tools", map[string]any{"query": "add numbers"}); failed {
+			t.Fatal(text)
+		}
+	}
+	waitChildren(t, 2, "after an HTTP session searched (twice: one child)")
 	if text, failed := callText(t, hc, "run_script", map[string]any{"code": "return 2"}); failed {
 		t.Fatal(text)
 	}
-	if warm, ok := rl.Last(); !ok || warm {
-		t.Fatalf("the HTTP session's first run was warm; nothing should have started its child")
+	if warm, ok := rl.Last(); !ok || !warm {
+		t.Fatalf("the HTTP session's first run after a search was not warm (logged: %v)", ok)
 	}
 	hc.Close()
+	waitChildren(t, 1, "after the HTTP session ended")
 	p.Close()
 	waitChildren(t, 0, "after Close")
 }

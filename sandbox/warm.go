@@ -154,7 +154,7 @@ func (s *spares) prestart(key spareKey) {
 	if s.forgot[key.dir] {
 		return
 	}
-	s.keepLocked(key, 0) // no run's answer to let go first
+	s.keepLocked(key, spareDelay) // after the answer of the request that asked for it
 }
 
 // keepLocked adds a spare for key, started after delay. Called with mu held.
