@@ -136,9 +136,9 @@ type Sandbox struct {
 	// for starting an interpreter in a new sandbox; default true. See
 	// sandbox.Warmer.
 	Warm bool
-	// Prestart names the languages whose child the stdio session starts for
-	// its first run when it connects (with Warm; HTTP sessions start none),
-	// so that its first run is as fast as the
+	// Prestart names the languages whose child a session starts for its
+	// first run (with Warm): the stdio session when it connects, an HTTP
+	// session on its first search_tools; so that its first run is as fast as the
 	// next ones: nil (not set) means lua and python (whose waiting children
 	// hold 17 MiB each; node's 46 MiB), an empty list none. A runner keeps at most a few children at once (sandbox's
 	// maxSpares), which bounds their memory whatever the sessions.
