@@ -317,11 +317,9 @@ func (sc *scanner) ssnOrCard(i int, r *numRun, cut bool) (end int, stop bool) {
 	if d.on[kCard] && cardGroups(r) {
 		// A brand's range and length; or, where a word such as "card"
 		// says so, any Luhn-valid number (a brand this table does not
-		// know). A Maestro number of 12 to 15 digits needs the word too:
-		// such cards are rare, and one in ten numeric strings of that
-		// length that start 50 or 56 to 69 passes Luhn.
+		// know, or a Maestro number shorter than the table's 16 digits).
 		var buf [48]byte
-		if dg := r.digitString(s, buf[:0]); card(dg) && !shortMaestro(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
+		if dg := r.digitString(s, buf[:0]); card(dg) || !cut && luhn(dg) && sc.context(i, r.end, cardWord) {
 			sc.emit(i, r.end, TypeCreditCard)
 			return r.end, false
 		}
@@ -456,17 +454,6 @@ func card(d []byte) bool {
 	return brand(d) && luhn(d)
 }
 
-// shortMaestro: a number of 12 to 15 digits in Maestro's ranges (50,
-// 56-69). Discover (6011, 644-649, 65) and UnionPay (62) numbers have 16
-// digits or more, so every number this short there is Maestro's.
-func shortMaestro(d []byte) bool {
-	if len(d) < 12 || len(d) >= 16 {
-		return false
-	}
-	p2 := int(d[0]-'0')*10 + int(d[1]-'0')
-	return p2 == 50 || p2 >= 56 && p2 <= 69
-}
-
 func luhn(d []byte) bool {
 	sum, dbl := 0, false
 	for k := len(d) - 1; k >= 0; k-- {
@@ -514,7 +501,11 @@ func brand(d []byte) bool {
 	case p2 == 62: // UnionPay
 		return in(16, 19)
 	case p2 == 50, p2 >= 56 && p2 <= 69: // Maestro
-		return in(12, 19)
+		// Issued with 12 to 19 digits, but those under 16 are rare, and
+		// one numeric string in ten of that length in these ranges passes
+		// Luhn: they count only after a card word (the caller's rule for
+		// brands this table does not know).
+		return in(16, 19)
 	case p4 >= 2200 && p4 <= 2204: // Mir
 		return in(16, 19)
 	case p2 == 81 || p2 == 82: // RuPay
