@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -41,25 +42,36 @@ const IdentityArg = "__toolfold-sandbox-identity"
 //go:embed *.go prelude
 var sources embed.FS
 
-// Identity is a hash of this package's source and the Go version it was
-// built with: two binaries with the same Identity start and talk to the
-// sandbox's processes the same way.
+// sandboxModules are the modules other than toolfold's own whose
+// packages this one imports (TestSandboxModules keeps the list true):
+// their versions are part of Identity, so a go.mod bump that leaves this
+// package's source alone still tells two builds apart.
+var sandboxModules = []string{"github.com/yuin/gopher-lua", "golang.org/x/net", "golang.org/x/sys"}
+
+// Identity is a hash of this package's source, the versions of the modules
+// it imports and the Go version it was built with: two binaries with the
+// same Identity start and talk to the sandbox's processes the same way.
 var Identity = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(runtime.Version()))
-	var names []string
-	_ = fs.WalkDir(sources, ".", func(p string, d fs.DirEntry, err error) error {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps { // sorted by path
+			if slices.Contains(sandboxModules, m.Path) {
+				if m.Replace != nil {
+					m = m.Replace
+				}
+				fmt.Fprintf(h, "\x00%s@%s %s", m.Path, m.Version, m.Sum)
+			}
+		}
+	}
+	_ = fs.WalkDir(sources, ".", func(p string, d fs.DirEntry, err error) error { // in lexical order
 		if err == nil && !d.IsDir() {
-			names = append(names, p)
+			b, _ := sources.ReadFile(p)
+			fmt.Fprintf(h, "\x00%s\x00%d\x00", p, len(b))
+			h.Write(b)
 		}
 		return nil
 	})
-	sort.Strings(names)
-	for _, n := range names {
-		b, _ := sources.ReadFile(n)
-		fmt.Fprintf(h, "\x00%s\x00%d\x00", n, len(b))
-		h.Write(b)
-	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 })
 

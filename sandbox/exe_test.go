@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,33 @@ func TestIdentityIsStable(t *testing.T) {
 	b, err := sources.ReadFile("exe.go")
 	if err != nil || !strings.Contains(string(b), "IdentityArg") {
 		t.Fatalf("exe.go is not among the embedded sources: %v", err)
+	}
+}
+
+// TestSandboxModules: sandboxModules lists every module, other than
+// toolfold's own, whose packages this package imports, so that Identity
+// changes with their versions.
+func TestSandboxModules(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, m := range strings.Fields(string(out)) {
+		if m != "github.com/toolfold/toolfold" && !seen[m] {
+			seen[m] = true
+			if !slices.Contains(sandboxModules, m) {
+				t.Errorf("the sandbox package imports a package of %s, which sandboxModules does not list", m)
+			}
+		}
+	}
+	for _, m := range sandboxModules {
+		if !seen[m] {
+			t.Errorf("sandboxModules lists %s, which the sandbox package does not import", m)
+		}
 	}
 }
