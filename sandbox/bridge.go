@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // The bridge: newline-delimited JSON frames between the parent (the proxy)
@@ -56,7 +57,16 @@ type runParams struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Check: compile the code and end without running it (Request.Check).
 	Check bool `json:"check,omitempty"`
+	// Hold: after done, wait to be stopped (the parent answers at done,
+	// Request.OnDone, and then stops every process of the run) instead of
+	// exiting; see holdAfterDone.
+	Hold bool `json:"hold,omitempty"`
 }
+
+// holdMax bounds how long a child holds after done (runParams.Hold): the
+// parent stops it within milliseconds, and a child whose parent is gone
+// sees the bridge close first.
+const holdMax = 30 * time.Second
 
 // wireLimits are the limits a child needs to know about; the parent enforces
 // all of them regardless.

@@ -288,6 +288,16 @@
 // their exit took the CPU ahead of it). Without cgroups, a process that
 // left the group is not stopped: it dies with the init, after the kill.
 // Run returns, with the same result, once every process has ended.
+//
+// A child whose parent answers at done is told so (runParams.Hold): Lua's
+// child and Python's prelude then wait after done to be stopped rather
+// than exit, so that neither their exit nor the init's wake-up to reap
+// them runs while the parent reads done and answers. A Lua child also
+// refuses, with a seccomp filter of its own stacked on the init's
+// (installNoProcs), to make processes or leave its process group: what
+// runs of a Lua run is then its init and its child, both in the group, and
+// the parent stops the group alone at done, without listing the cgroup's
+// processes (0.2–0.3 ms on cgroup v1).
 // Output printed past the flood limit before done stops the run as
 // before, with no answer at done.
 //

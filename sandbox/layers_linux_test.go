@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +42,8 @@ func TestLayerHelper(t *testing.T) {
 			err = installSeccomp()
 		case "landlock":
 			err = applyLandlock(landlockABI(), nil)
+		case "noprocs":
+			err = installNoProcs()
 		}
 		if err != nil {
 			fmt.Println("apply:", err)
@@ -77,6 +81,30 @@ func TestLayerHelper(t *testing.T) {
 				report(name, err)
 			case "signal":
 				report(name, unix.Kill(os.Getppid(), 0))
+			case "fork":
+				_, _, errno := unix.RawSyscall(unix.SYS_FORK, 0, 0, 0)
+				if errno == 0 {
+					os.Exit(0) // the parent reports; never the child
+				}
+				report(name, errno)
+			case "setsid":
+				_, err := unix.Setsid()
+				report(name, err)
+			case "setpgid":
+				report(name, unix.Setpgid(0, 0))
+			case "threads":
+				// New OS threads (clone with CLONE_THREAD), each locked by
+				// a goroutine that blocks: the Go runtime must still make
+				// them.
+				var wg sync.WaitGroup
+				for range 4 {
+					wg.Go(func() {
+						runtime.LockOSThread()
+						time.Sleep(20 * time.Millisecond)
+					})
+				}
+				wg.Wait()
+				report(name, nil)
 			}
 		}
 	}()
@@ -105,6 +133,26 @@ func TestSeccompAlone(t *testing.T) {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("seccomp alone: want %q in\n%s", want, out)
 		}
+	}
+}
+
+// TestNoProcsAlone checks the filter a Lua child installs on itself: no
+// process made (fork, clone without CLONE_THREAD, so no exec either), no
+// leaving its process group, while the Go runtime still makes threads.
+func TestNoProcsAlone(t *testing.T) {
+	if !seccompAvailable {
+		t.Skip("no seccomp filter for " + runtime.GOARCH)
+	}
+	out := runLayerHelper(t, "noprocs", "threads", "exec", "fork", "setsid", "setpgid", "unix", "threads")
+	for _, want := range []string{"threads: <nil>", "exec: fork/exec /bin/true: operation not permitted",
+		"fork: operation not permitted", "setsid: operation not permitted", "setpgid: operation not permitted",
+		"unix: <nil>"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("noprocs alone: want %q in\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "threads: <nil>\n"); n != 2 {
+		t.Errorf("want threads made before and after the other checks, got %d in\n%s", n, out)
 	}
 }
 

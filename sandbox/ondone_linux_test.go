@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -182,4 +184,80 @@ func runningIn(ns string, init int) []int {
 		running = append(running, pid)
 	}
 	return running
+}
+
+// TestLuaChildMakesNoProcesses: the child of a sandboxed Lua run has its
+// own seccomp filter on top of the init's (it refuses to make processes or
+// leave its group, which is why the parent stops the group alone at done),
+// and is held, not exited, when OnDone is called; nothing of the run is
+// left after Run.
+func TestLuaChildMakesNoProcesses(t *testing.T) {
+	if l := needSandbox(t); !l.Seccomp || !seccompAvailable {
+		t.Skip("no seccomp here")
+	}
+	lua := newTestLua(t)
+	var w runWatch
+	lua.proc.onStart = w.started
+	filters := childState(&w)
+	var during, atDone string
+	host := &fakeHost{call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		during = filters()
+		return json.RawMessage(`1`), nil
+	}}
+	res, err := lua.Run(context.Background(), Request{Code: `return tools.x.y{}`,
+		OnDone: func(*Result) { atDone = filters() }}, host)
+	if err != nil || res.Err != nil {
+		t.Fatalf("run: %v %v", err, res.Err)
+	}
+	// State and seccomp filters of the child.
+	if during != "S 2" {
+		t.Errorf("during the run: %q; want a sleeping child with the init's filter and its own", during)
+	}
+	if atDone != "T 2" {
+		t.Errorf("at done: %q; want the child held after done and stopped, not exited", atDone)
+	}
+	w.assertGone(t)
+}
+
+// TestPythonHeldAfterDone: a Python child whose parent answers at done
+// waits to be stopped after done instead of exiting (holdAfterDone).
+func TestPythonHeldAfterDone(t *testing.T) {
+	needSandbox(t)
+	py := newTestPython(t)
+	var w runWatch
+	py.in.proc.onStart = w.started
+	var atDone string
+	res, err := py.Run(context.Background(), Request{Code: `return 1`,
+		OnDone: func(*Result) { atDone = childState(&w)() }}, &fakeHost{})
+	if err != nil || res.Err != nil {
+		t.Fatalf("run: %v %v", err, res.Err)
+	}
+	if !strings.HasPrefix(atDone, "T ") {
+		t.Errorf("at done: %q; want the interpreter held after done and stopped, not exited", atDone)
+	}
+	w.assertGone(t)
+}
+
+// childState returns a function that reports the state letter and the
+// number of seccomp filters of the command the run's init (w) started.
+func childState(w *runWatch) func() string {
+	return func() string {
+		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", w.pid, w.pid))
+		f := strings.Fields(string(kids))
+		if len(f) != 1 {
+			return fmt.Sprintf("the init has children %q, want its Lua child", kids)
+		}
+		status, _ := os.ReadFile("/proc/" + f[0] + "/status")
+		var state, filters string
+		for line := range strings.SplitSeq(string(status), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && (k == "State" || k == "Seccomp_filters") {
+				if v = strings.TrimSpace(v); k == "State" {
+					state = v[:1]
+				} else {
+					filters = v
+				}
+			}
+		}
+		return state + " " + filters
+	}
 }

@@ -127,3 +127,64 @@ func installSeccomp() error {
 	}
 	return nil
 }
+
+// procSyscalls make a process, replace the program, or leave the process
+// group. A Lua child needs none of them (gopher-lua has no process API):
+// its own filter (installNoProcs), stacked on the init's, refuses them,
+// so the processes of a Lua run are its init and its child, both in the
+// process group the parent stops at done (child.noProcs).
+var procSyscalls = []uint32{unix.SYS_FORK, unix.SYS_VFORK, unix.SYS_EXECVE, unix.SYS_EXECVEAT,
+	unix.SYS_SETSID, unix.SYS_SETPGID}
+
+// noProcsFilter assembles that filter: clone is allowed for a thread
+// (CLONE_THREAD), which the Go runtime makes, and refused for a process;
+// clone3 is already ENOSYS under the init's filter.
+func noProcsFilter() ([]bpf.RawInstruction, error) {
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AUDIT_ARCH_X86_64, SkipTrue: 1},
+		bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)},
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	}
+	n := len(procSyscalls)
+	for i, nr := range procSyscalls {
+		// To the EPERM return: past the rest of the list and the 4
+		// instructions of the clone check.
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(n - 1 - i + 4)})
+	}
+	prog = append(prog,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipFalse: 2}, // not clone: allow
+		bpf.LoadAbsolute{Off: offArg0Lo, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.CLONE_THREAD, SkipFalse: 1},
+		bpf.RetConstant{Val: retAllow},
+		bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)},
+	)
+	return bpf.Assemble(prog)
+}
+
+// installNoProcs installs noProcsFilter on every thread of the process
+// (SECCOMP_FILTER_FLAG_TSYNC), setting no_new_privs first (the sandbox's
+// init has already; a child started without it has not).
+func installNoProcs() error {
+	raw, err := noProcsFilter()
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	tid, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
+		uintptr(unsafe.Pointer(&prog)))
+	switch {
+	case errno != 0:
+		return fmt.Errorf("install the no-process seccomp filter: %w", errno)
+	case tid != 0:
+		return fmt.Errorf("install the no-process seccomp filter: thread %d could not take it", tid)
+	}
+	return nil
+}

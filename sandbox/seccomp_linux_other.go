@@ -10,3 +10,7 @@ const seccompAvailable = false
 func installSeccomp() error {
 	return errors.New("seccomp filter not available on this architecture (x86_64 only)")
 }
+
+func installNoProcs() error {
+	return errors.New("seccomp filter not available on this architecture (x86_64 only)")
+}

@@ -51,3 +51,8 @@ func initMain() int {
 	fmt.Fprintf(os.Stderr, "toolfold: %s: the sandbox init runs on Linux only\n", InitArg)
 	return 125
 }
+
+func installNoProcs() error { return fmt.Errorf("no seccomp on %s", runtime.GOOS) }
+
+// seccompAvailable is false: there is no seccomp outside Linux.
+const seccompAvailable = false

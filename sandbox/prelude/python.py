@@ -510,6 +510,13 @@ def _main():
         posix._exit(1)
     _flush()
     _bridge.done(value, err)
+    if p.get("hold"):
+        # The parent answers at done and then stops the run: wait for it
+        # (30 s at most; holdMax) rather than exit, so that the exit's
+        # teardown is not on the CPUs while it answers.
+        held = _thread.allocate_lock()
+        held.acquire()
+        held.acquire(timeout=30)
     posix._exit(0)
 
 
