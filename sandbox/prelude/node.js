@@ -129,7 +129,7 @@ function pump() {
 }
 
 // received splits what was read into frames.
-function received(data) {
+function received(data, onFrame = dispatch) {
   let i;
   while ((i = data.indexOf(10)) >= 0) {
     chunks.push(data.subarray(0, i));
@@ -138,15 +138,19 @@ function received(data) {
     chunks = [];
     let f;
     try { f = JSON.parse(line); } catch (e) { fatal('malformed frame: ' + e.message); }
-    if (!started) {
-      if (f.method !== 'run') fatal('first bridge frame is not a run frame');
-      started = true;
-      run(f.params);
-    } else {
-      answer(f);
-    }
+    onFrame(f);
   }
   if (data.length > 0) chunks.push(data);
+}
+
+function dispatch(f) {
+  if (!started) {
+    if (f.method !== 'run') fatal('first bridge frame is not a run frame');
+    started = true;
+    run(f.params);
+  } else {
+    answer(f);
+  }
 }
 
 function fmtBytes(n) {
@@ -337,15 +341,20 @@ function scriptPending() {
   return false;
 }
 
+// compile makes the script an async function of the globals it is given.
+function compile(code) {
+  // The header shares line 1 with the code, so lines need no offset.
+  const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args, skills) {' +
+    code + '\n})';
+  return new vm.Script(src, { filename: 'script' }).runInThisContext();
+}
+
 function run(params) {
   const lim = params.limits || {};
   if (lim.max_frame_bytes) maxFrame = lim.max_frame_bytes;
   let fn;
   try {
-    // The header shares line 1 with the code, so lines need no offset.
-    const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args, skills) {' +
-      params.code + '\n})';
-    fn = new vm.Script(src, { filename: 'script' }).runInThisContext();
+    fn = compile(params.code);
   } catch (e) {
     const line = scriptLine(e.stack);
     return done({ error: { kind: 'syntax', line, msg: `${e.name}: ${e.message}` } });
@@ -392,13 +401,22 @@ function readFirst() {
   }
 }
 
-// Once down a run's path before the frame comes: compiling a script as run
-// does, calling it and encoding a value. V8 compiles lazily and the process
-// takes page faults on first use; a warm child pays both while it waits.
+// Once down a run's path before the frame comes, through the same
+// functions: a frame read into the buffer, cut and parsed (but not
+// dispatched), a script compiled, called and its value encoded, the done
+// line made and written to fd 3 with no bytes (which a pipe does not pass
+// on). V8 compiles each function on its first call, and the process takes
+// page faults on first use; a warm child pays for both while it waits
+// (measured on a trivial run, frame written to done read: 2.4-2.9 ms with
+// the compile alone warmed, 2.1 ms with this).
 function warmUp() {
-  const fn = new vm.Script('(async function (args) { return {x: [args]}; \n})', { filename: 'warmup' }).runInThisContext();
-  fn(1).then(() => {}, () => {});
-  JSON.parse(JSON.stringify({ method: 'run', params: { code: 'return 1', limits: {} } }));
+  const fn = compile('return {x: [args]};');
+  fn(undefined, undefined, undefined, undefined, ToolError, undefined, 1).then(() => {}, () => {});
+  const frame = Buffer.from(JSON.stringify({ method: 'run', params: { code: 'return 1', limits: {} } }) + '\n');
+  frame.copy(readBuf);
+  received(Buffer.from(readBuf.subarray(0, frame.length)), () => {});
+  scriptPending();
+  fs.writeSync(3, Buffer.from(doneLine({}, JSON.stringify({ x: [1] })) + '\n'), 0, 0);
 }
 
 warmUp();
