@@ -271,13 +271,18 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 	s := sessionOf(ctx)
 	dir := ""
 	runCtx, stop := ctx, func() {}
+	// A language with no file API (Lua) cannot change the workspace: its
+	// size is neither watched during the run nor measured after it.
+	lang, _ := sandbox.LookupLanguage(req.Language)
 	if s != nil {
 		var err error
 		if dir, err = p.workspaces.get(s); err != nil {
 			return nil, err
 		}
 		req.Workdir = dir
-		runCtx, stop = p.workspaces.guard(ctx, dir)
+		if !lang.NoFiles {
+			runCtx, stop = p.workspaces.guard(ctx, dir)
+		}
 	}
 	type ran struct {
 		res *sandbox.Result
@@ -305,7 +310,7 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		res, err := r.Run(runCtx, req, host)
 		stop()
 		finished <- ran{res, err}
-		if dir != "" && err == nil && usage(dir, p.workspaces.limit) > p.workspaces.limit {
+		if dir != "" && !lang.NoFiles && err == nil && usage(dir, p.workspaces.limit) > p.workspaces.limit {
 			// Over the limit only after the answer (a write in flight at
 			// done): the session's next run finds it so and says so.
 			p.log.Warn("a session workspace is over its limit after a run answered at done", "dir", filepath.Base(dir))
@@ -328,7 +333,7 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		}
 		res = f.res
 	}
-	if dir == "" {
+	if dir == "" || lang.NoFiles {
 		return res, nil
 	}
 	if full := p.workspaces.overLimit(dir); full != nil {

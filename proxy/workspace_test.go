@@ -144,6 +144,42 @@ return len(os.listdir("."))`)
 	}
 }
 
+// TestLuaRunDoesNotMeasureTheWorkspace: Lua has no file API, so its runs
+// neither watch nor measure the workspace (sandbox.Language.NoFiles); the
+// next run of a language that can write files finds it over the limit.
+func TestLuaRunDoesNotMeasureTheWorkspace(t *testing.T) {
+	py, err := sandbox.NewPython(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	cfg := testConfig()
+	cfg.Sandbox.WorkspaceBytes = 1 << 20
+	p, cs := startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{
+		sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]}), py}})
+	if text, failed := runPython(t, cs, `open("small", "w").write("x")`); failed {
+		t.Fatal(text)
+	}
+	dirs := sessionDirs(p)
+	if len(dirs) != 1 {
+		t.Fatalf("workspaces %v, want the session's", dirs)
+	}
+	// Past the limit from outside the runs.
+	if err := os.WriteFile(filepath.Join(dirs[0], "big"), make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, failed := callText(t, cs, "run_script", map[string]any{"code": "return 1", "language": "lua"})
+	if failed || valueLine(text) != "1" {
+		t.Errorf("lua run: failed=%v %s; want it to run without measuring the workspace", failed, text)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "big")); err != nil {
+		t.Errorf("the lua run emptied the workspace: %v", err)
+	}
+	text, failed = runPython(t, cs, "1")
+	if !failed || !strings.Contains(text, "workspace grew past its 1.0 MiB limit") {
+		t.Errorf("python run: failed=%v %s; want the workspace limit", failed, text)
+	}
+}
+
 func TestWorkspaceUsageDoesNotFollowSymlinks(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big")
 	os.WriteFile(big, make([]byte, 1<<20), 0o600)
