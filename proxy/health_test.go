@@ -76,8 +76,13 @@ func TestHealthAndReadiness(t *testing.T) {
 // Drain returns when it has.
 func TestDrainWaitsForRunsAndRefusesNewSessions(t *testing.T) {
 	release := make(chan struct{})
+	called := make(chan struct{}, 1)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "slow"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		select {
+		case called <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -111,17 +116,20 @@ func TestDrainWaitsForRunsAndRefusesNewSessions(t *testing.T) {
 		}
 		done <- out{text: res.Content[0].(*mcp.TextContent).Text}
 	}()
-	// Wait until the run is in flight.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		p.drain.mu.Lock()
-		n := p.drain.inflight
-		p.drain.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run never started")
-		}
+	// Wait until the run is in flight: its script has called the slow
+	// tool. (Counting requests in flight could see the client's
+	// notifications/initialized still being posted, and Drain then
+	// returned before run_script's request came.)
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run never called the slow tool")
+	}
+	p.drain.mu.Lock()
+	n := p.drain.inflight
+	p.drain.mu.Unlock()
+	if n == 0 {
+		t.Fatal("a run is calling a tool, but no request is counted in flight")
 	}
 	drained := make(chan bool, 1)
 	go func() { drained <- p.Drain(ctx) }()

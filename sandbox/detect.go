@@ -26,6 +26,10 @@ type Layers struct {
 	// the tasks of the whole run.
 	MemoryCgroup bool `json:"memory_cgroup"`
 	PidsCgroup   bool `json:"pids_cgroup"`
+	// NoProcs: the filter a Lua child installs on all its threads
+	// (installNoProcs: seccomp(2) with TSYNC) works here, so the parent may
+	// ask for it; not a layer of its own (Full and Missing ignore it).
+	NoProcs bool `json:"no_procs,omitempty"`
 	// Why holds one reason per missing layer, for logs and `toolfold check`.
 	Why []string `json:"why,omitempty"`
 }

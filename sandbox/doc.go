@@ -292,12 +292,14 @@
 // A child whose parent answers at done is told so (runParams.Hold): Lua's
 // child and Python's prelude then wait after done to be stopped rather
 // than exit, so that neither their exit nor the init's wake-up to reap
-// them runs while the parent reads done and answers. A Lua child also
-// refuses, with a seccomp filter of its own stacked on the init's
-// (installNoProcs), to make processes or leave its process group: what
-// runs of a Lua run is then its init and its child, both in the group, and
-// the parent stops the group alone at done, without listing the cgroup's
-// processes (0.2–0.3 ms on cgroup v1).
+// them runs while the parent reads done and answers (Python not while a
+// daemon thread's request is in flight). Where the probe found it works
+// (Layers.NoProcs, x86_64), a Lua child also refuses, with a seccomp
+// filter of its own stacked on the init's (installNoProcs), to make
+// processes or leave its process group: what runs of a Lua run is then its
+// init and its child, both in the group, and the parent stops the group
+// alone at done, without listing the cgroup's processes (0.2–0.3 ms on
+// cgroup v1).
 // Output printed past the flood limit before done stops the run as
 // before, with no answer at done.
 //

@@ -69,7 +69,19 @@ func initMain() int {
 	if s.Probe {
 		l := Layers{Namespaces: true, Filesystem: true, Proc: proc}
 		_, err := onLockedThread(func() (int, error) {
-			return 0, harden(&s, &l)
+			if err := harden(&s, &l); err != nil || !l.Seccomp {
+				return 0, err
+			}
+			// Last, and from the thread with the init's filter, as a Lua
+			// child calls it from threads that all have it (TSYNC wants
+			// every thread's filter to be one the caller's builds on): it
+			// refuses this process any fork from now on.
+			if err := installNoProcs(); err != nil {
+				l.Why = append(l.Why, "the Lua child's own filter: "+err.Error())
+			} else {
+				l.NoProcs = true
+			}
+			return 0, nil
 		})
 		if err != nil {
 			l.Why = append(l.Why, err.Error())

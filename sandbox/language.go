@@ -53,11 +53,6 @@ type Language struct {
 	// Trivial is a script that returns a value without calling a tool: the
 	// run overhead toolfold bench measures.
 	Trivial string
-	// NoFiles: its scripts have no file or process API (Lua), so a run
-	// cannot change its workspace, and the proxy does not measure the
-	// workspace after it (a walk of the whole tree: 0.1 ms for an empty
-	// one, more with every file).
-	NoFiles bool
 }
 
 // RunnerOptions configure a Language's New. The zero value is ready to
@@ -95,7 +90,6 @@ var luaLanguage = Language{
 		"A failed call raises an error (catch with pcall). Also search_tools(query), json.encode/decode, " +
 		"and skills.save{name = ..., description = ..., code = ..., parameters = <JSON Schema>} to keep a script for later sessions (it gets args).",
 	Trivial: "return 1",
-	NoFiles: true,
 }
 
 var pythonLanguage = Language{

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,11 +82,32 @@ func TestLayerHelper(t *testing.T) {
 				report(name, err)
 			case "signal":
 				report(name, unix.Kill(os.Getppid(), 0))
-			case "fork":
-				_, _, errno := unix.RawSyscall(unix.SYS_FORK, 0, 0, 0)
+			case "fork", "vfork":
+				nr := map[string]uintptr{"fork": unix.SYS_FORK, "vfork": unix.SYS_VFORK}[name]
+				_, _, errno := unix.RawSyscall(nr, 0, 0, 0)
 				if errno == 0 {
 					os.Exit(0) // the parent reports; never the child
 				}
+				report(name, errno)
+			case "fork-elsewhere":
+				// From a goroutine that is not locked, so on another
+				// thread: TSYNC put the filter on every thread.
+				ch := make(chan error)
+				go func() {
+					_, _, errno := unix.RawSyscall(unix.SYS_FORK, 0, 0, 0)
+					if errno == 0 {
+						os.Exit(0)
+					}
+					ch <- errno
+				}()
+				report(name, <-ch)
+			case "clone3":
+				_, _, errno := unix.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
+				report(name, errno)
+			case "execveat":
+				path, _ := unix.BytePtrFromString("/bin/true")
+				cwd := unix.AT_FDCWD
+				_, _, errno := unix.RawSyscall6(unix.SYS_EXECVEAT, uintptr(cwd), uintptr(unsafe.Pointer(path)), 0, 0, 0, 0)
 				report(name, errno)
 			case "setsid":
 				_, err := unix.Setsid()
@@ -143,10 +165,12 @@ func TestNoProcsAlone(t *testing.T) {
 	if !seccompAvailable {
 		t.Skip("no seccomp filter for " + runtime.GOARCH)
 	}
-	out := runLayerHelper(t, "noprocs", "threads", "exec", "fork", "setsid", "setpgid", "unix", "threads")
+	out := runLayerHelper(t, "noprocs", "threads", "exec", "fork", "vfork", "fork-elsewhere", "clone3", "execveat",
+		"setsid", "setpgid", "unix", "threads")
 	for _, want := range []string{"threads: <nil>", "exec: fork/exec /bin/true: operation not permitted",
-		"fork: operation not permitted", "setsid: operation not permitted", "setpgid: operation not permitted",
-		"unix: <nil>"} {
+		"fork: operation not permitted", "vfork: operation not permitted", "fork-elsewhere: operation not permitted",
+		"clone3: function not implemented", "execveat: operation not permitted",
+		"setsid: operation not permitted", "setpgid: operation not permitted", "unix: <nil>"} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("noprocs alone: want %q in\n%s", want, out)
 		}

@@ -37,7 +37,7 @@ func NewLua(opts *LuaOptions) *Lua {
 	if opts == nil {
 		opts = &LuaOptions{}
 	}
-	p := &procRunner{exe: opts.Exe, language: "lua", log: opts.Logger}
+	p := &procRunner{exe: opts.Exe, language: "lua", log: opts.Logger, noProcs: true}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -63,6 +63,10 @@ func (l *Lua) Run(ctx context.Context, req Request, host Host) (*Result, error) 
 	}
 	return l.proc.run(ctx, req, host)
 }
+
+// NoFiles reports that a Lua script can neither touch files nor start
+// processes (no io, os or package library). See FileLess.
+func (*Lua) NoFiles() bool { return true }
 
 // Forget stops the warm child kept for runs in workdir. See Warmer.
 func (l *Lua) Forget(workdir string) { l.proc.forget(workdir) }

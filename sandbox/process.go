@@ -48,6 +48,9 @@ type procRunner struct {
 	preamble []byte
 	// warm, when set, keeps a started child for the next run (warm.go).
 	warm *spares
+	// noProcs (Lua) has a sandboxed child refuse to make processes
+	// (childNoProcsArg) where the seccomp layer allows it.
+	noProcs bool
 	// linger, in tests, keeps a sandbox init alive this long after it
 	// answered (initSpec.LingerMillis).
 	linger time.Duration
@@ -166,7 +169,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		return nil, fmt.Errorf("sandbox: create pipes: %w", err)
 	}
 	argv, env := []string{p.exe, ChildArg, p.language, strconv.FormatInt(lim.MemoryBytes, 10)}, childEnv
-	noProcs := p.command == nil && p.sandboxed() && seccompAvailable && Detect().Seccomp
+	noProcs := p.noProcs && p.sandboxed() && seccompAvailable && Detect().NoProcs
 	if noProcs {
 		argv = append(argv, childNoProcsArg)
 	}

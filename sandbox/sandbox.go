@@ -22,6 +22,14 @@ type Runner interface {
 	Run(ctx context.Context, req Request, host Host) (*Result, error)
 }
 
+// FileLess is a Runner whose scripts have no file or process API (Lua): a
+// run cannot change its workspace, so the caller need not watch or measure
+// the workspace's size around it (a walk of the whole tree).
+type FileLess interface {
+	Runner
+	NoFiles() bool
+}
+
 // Warmer is a Runner that can keep a child started ahead of the next run
 // (the Warm option): when a run ends it starts the child for the next run
 // of the same Request.Workdir and Limits, which then writes its run frame

@@ -138,7 +138,8 @@ var procSyscalls = []uint32{unix.SYS_FORK, unix.SYS_VFORK, unix.SYS_EXECVE, unix
 
 // noProcsFilter assembles that filter: clone is allowed for a thread
 // (CLONE_THREAD), which the Go runtime makes, and refused for a process;
-// clone3 is already ENOSYS under the init's filter.
+// clone3, whose flags a filter cannot read, answers ENOSYS (as under the
+// init's filter; the Go runtime does not use it).
 func noProcsFilter() ([]bpf.RawInstruction, error) {
 	prog := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: offArch, Size: 4},
@@ -148,11 +149,13 @@ func noProcsFilter() ([]bpf.RawInstruction, error) {
 	}
 	n := len(procSyscalls)
 	for i, nr := range procSyscalls {
-		// To the EPERM return: past the rest of the list and the 4
-		// instructions of the clone check.
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(n - 1 - i + 4)})
+		// To the EPERM return: past the rest of the list, the clone3
+		// check and its return, and the 4 instructions of the clone check.
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipTrue: uint8(n - 1 - i + 2 + 4)})
 	}
 	prog = append(prog,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipFalse: 1},
+		bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipFalse: 2}, // not clone: allow
 		bpf.LoadAbsolute{Off: offArg0Lo, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.CLONE_THREAD, SkipFalse: 1},

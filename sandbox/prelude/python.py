@@ -510,10 +510,12 @@ def _main():
         posix._exit(1)
     _flush()
     _bridge.done(value, err)
-    if p.get("hold"):
+    if p.get("hold") and not _bridge.pending:
         # The parent answers at done and then stops the run: wait for it
         # (30 s at most; holdMax) rather than exit, so that the exit's
-        # teardown is not on the CPUs while it answers.
+        # teardown is not on the CPUs while it answers. Not with requests
+        # of daemon threads in flight: the parent may be serving those
+        # before it reads done, and the exit ends the run as before.
         held = _thread.allocate_lock()
         held.acquire()
         held.acquire(timeout=30)
