@@ -108,6 +108,15 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 	return bpf.Assemble(prog)
 }
 
+// sockProg is an assembled filter as the kernel takes it.
+func sockProg(raw []bpf.RawInstruction) unix.SockFprog {
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	return unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+}
+
 // installSeccomp installs the filter on the calling OS thread (the caller
 // has locked it and execs or forks the script from it). no_new_privs must
 // already be set.
@@ -116,11 +125,7 @@ func installSeccomp() error {
 	if err != nil {
 		return err
 	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	prog := sockProg(raw)
 	_, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)))
 	if errno != 0 {
 		return fmt.Errorf("install seccomp filter: %w", errno)
@@ -173,14 +178,10 @@ func installNoProcs() error {
 	if err != nil {
 		return err
 	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	prog := sockProg(raw)
 	tid, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
 		uintptr(unsafe.Pointer(&prog)))
 	switch {
