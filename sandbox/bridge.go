@@ -65,7 +65,8 @@ type runParams struct {
 
 // holdMax bounds how long a child holds after done (runParams.Hold): the
 // parent stops it within milliseconds, and a child whose parent is gone
-// sees the bridge close first.
+// dies with its init (Lua's child also ends its hold when the bridge
+// closes).
 const holdMax = 30 * time.Second
 
 // wireLimits are the limits a child needs to know about; the parent enforces
