@@ -34,7 +34,8 @@ const k1 = 1.2
 // with their field-weighted, length-normalised term frequency.
 type lexicon struct {
 	terms    map[string]*termEntry
-	vocab    []vocabWord           // for typo correction
+	vocab    []vocabWord           // for typo correction: every term and spelling, by length
+	vocabAt  []int32               // vocabAt[l]: the first of vocab at least l bytes long
 	acronyms map[string][][]string // abbreviation → the phrases it stands for (acronym.go)
 }
 
@@ -51,11 +52,14 @@ type posting struct {
 	core bool    // the term is in the tool's name, first sentence or server
 }
 
-// vocabWord is a term with its letter set, a cheap filter before computing
-// an edit distance: one edit changes at most two letters of the set.
+// vocabWord is a spelling of a term (the term itself, or a word of the
+// catalog as written, lowercased: "documentation" for the term "document")
+// with its letter set, a cheap filter before computing an edit distance:
+// one edit changes at most two letters of the set.
 type vocabWord struct {
-	term    string
-	letters uint32
+	spelling string
+	term     string
+	letters  uint32
 }
 
 func letterSet(w string) uint32 {
@@ -291,7 +295,7 @@ func (bd *builder) finish(n int) lexicon {
 	}
 	lex := lexicon{terms: make(map[string]*termEntry, len(bd.names))}
 	entries := make([]termEntry, len(bd.names))
-	lex.vocab = make([]vocabWord, len(bd.names))
+	lex.vocab = make([]vocabWord, len(bd.names), len(bd.names)+len(bd.words)/2)
 	for id, raw := range bd.raw {
 		e := &entries[id]
 		e.core, e.named = bd.core[id], bd.named[id]
@@ -308,7 +312,40 @@ func (bd *builder) finish(n int) lexicon {
 		e.idf = math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
 		term := bd.names[id]
 		lex.terms[term] = e
-		lex.vocab[id] = vocabWord{term: term, letters: letterSet(term)}
+		lex.vocab[id] = vocabWord{spelling: term, term: term, letters: letterSet(term)}
+	}
+	// A typo is a slip in a word as written, not in its stem: "documentaion"
+	// is one edit from "documentation" and four from its term "document".
+	spelled := make(map[string]bool, len(bd.words))
+	for _, v := range lex.vocab {
+		spelled[v.spelling] = true
+	}
+	for raw, id := range bd.words {
+		w := strings.ToLower(raw)
+		if id < 0 || spelled[w] || !isASCIIWord(w) || len(w) < 4 {
+			continue
+		}
+		spelled[w] = true
+		lex.vocab = append(lex.vocab, vocabWord{spelling: w, term: bd.names[id], letters: letterSet(w)})
+	}
+	// By length, so a word's repairs visit only the spellings of a length
+	// within reach.
+	slices.SortFunc(lex.vocab, func(a, b vocabWord) int {
+		if len(a.spelling) != len(b.spelling) {
+			return len(a.spelling) - len(b.spelling)
+		}
+		return strings.Compare(a.spelling, b.spelling)
+	})
+	longest := 0
+	if len(lex.vocab) > 0 {
+		longest = len(lex.vocab[len(lex.vocab)-1].spelling)
+	}
+	lex.vocabAt = make([]int32, longest+2)
+	for l, i := 0, 0; l <= longest+1; l++ {
+		for i < len(lex.vocab) && len(lex.vocab[i].spelling) < l {
+			i++
+		}
+		lex.vocabAt[l] = int32(i)
 	}
 	return lex
 }

@@ -38,6 +38,8 @@ func TestSearchQuality(t *testing.T) {
 		{"holdout", 79, 97, 88},
 		{"livemcpbench-develop", 36, 54, 0},
 		{"livemcpbench-holdout", 37, 59, 0},
+		{"toolsearch-develop", 46, 82, 0},
+		{"toolsearch-holdout", 25, 75, 0},
 	} {
 		qs, err := LoadQueries(filepath.Join(corpusDir, "queries-"+s.set+".jsonl"))
 		if err != nil {

@@ -375,7 +375,9 @@ const unknownIDF = 1.0
 
 // repairs proposes vocabulary words for a word the index does not know:
 // the parts of a compound ("readfile" → read file, each part known) and
-// words one edit away (two for long words), so typos still match.
+// the terms of words one edit away (two for long words), so typos still
+// match. The word is compared as the query spelled it with the catalog's
+// words as written, and stemmed with the terms.
 func (lex *lexicon) repairs(w, raw string) []alternative {
 	var out []alternative
 	if parts := lex.splitCompound(raw); parts != nil {
@@ -384,21 +386,42 @@ func (lex *lexicon) repairs(w, raw string) []alternative {
 	if len(w) < 4 || !isASCIIWord(w) {
 		return out
 	}
-	maxDist := 1
-	if len(w) >= 8 {
-		maxDist = 2
+	if raw = strings.ToLower(raw); !isASCIIWord(raw) {
+		raw = w
 	}
-	letters := letterSet(w)
-	var ed editBuf
-	for _, v := range lex.vocab {
-		if abs(len(v.term)-len(w)) > maxDist || bits.OnesCount32(v.letters^letters) > 2*maxDist {
-			continue
+	limit := func(s string) int {
+		if len(s) >= 8 {
+			return 2
 		}
-		if ed.distance(w, v.term, maxDist) <= maxDist {
+		return 1
+	}
+	var ed editBuf
+	var seen map[string]bool
+	try := func(s string, maxDist int) {
+		ls := letterSet(s)
+		for _, v := range lex.spellings(len(s)-maxDist, len(s)+maxDist) {
+			if seen[v.term] || bits.OnesCount32(v.letters^ls) > 2*maxDist || ed.distance(s, v.spelling, maxDist) > maxDist {
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]bool)
+			}
+			seen[v.term] = true
 			out = append(out, alternative{terms: []string{v.term}, weight: typoWeight})
 		}
 	}
+	try(w, limit(w))
+	if raw != w {
+		try(raw, limit(raw))
+	}
 	return out
+}
+
+// spellings are the vocabulary's spellings from lo to hi bytes long.
+func (lex *lexicon) spellings(lo, hi int) []vocabWord {
+	last := len(lex.vocabAt) - 1
+	lo, hi = min(max(lo, 0), last), min(max(hi+1, 0), last)
+	return lex.vocab[lex.vocabAt[lo]:lex.vocabAt[hi]]
 }
 
 // splitCompound splits a word into two or three known words of at least

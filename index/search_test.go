@@ -232,3 +232,24 @@ func TestNumberNamingAServer(t *testing.T) {
 		t.Errorf("arithmetic: %v", hits)
 	}
 }
+
+// TestTypoOfAWordAsWritten: a typo is compared with the catalog's words as
+// written, not only with their stems ("documentaion" is one edit from
+// "documentation", four from its stem "document").
+func TestTypoOfAWordAsWritten(t *testing.T) {
+	ix := New([]Tool{
+		{Server: "docs", Name: "query_docs", Description: "Query the documentation of a library."},
+		{Server: "browser", Name: "navigate", Description: "Navigate to a URL."},
+		{Server: "browser", Name: "click", Description: "Click an element on the page."},
+	}, []ServerInfo{{Name: "docs", Available: true}, {Name: "browser", Available: true}})
+	for _, tt := range []struct{ query, want string }{
+		{"documentaion", "docs.query_docs"},
+		{"naviagte", "browser.navigate"},
+		{"naviagte to a url", "browser.navigate"},
+	} {
+		hits := ix.Search(tt.query, SearchOptions{})
+		if len(hits) == 0 || hits[0].QName != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, hits, tt.want)
+		}
+	}
+}
