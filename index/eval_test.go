@@ -39,6 +39,8 @@ func TestSearchQuality(t *testing.T) {
 		{"livemcpbench-develop", 36, 54, 0},
 		{"livemcpbench-holdout", 37, 59, 0},
 		{"toolsearch-develop", 46, 82, 0},
+		{"fresh-develop", 48, 70, 14},
+		{"fresh-holdout", 47, 76, 23},
 		{"toolsearch-holdout", 25, 75, 0},
 	} {
 		qs, err := LoadQueries(filepath.Join(corpusDir, "queries-"+s.set+".jsonl"))
