@@ -182,3 +182,39 @@ func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	return msg, err
 }
+
+// TestPIITableColumn: a CSV file read through server-filesystem holds
+// national phone numbers that only their column's header names; the
+// client sees tokens, and no frame it received holds a raw number.
+func TestPIITableColumn(t *testing.T) {
+	root := t.TempDir()
+	csv := filepath.Join(root, "contacts.csv")
+	// Far enough below the header that no phone word is near the last
+	// row's number, even where the newlines are written as escapes.
+	body := "Name,Phone,City\nDana Lee,612 34 56 78,Madrid\n" +
+		"Alexandra Konstantinopoulou,612 34 56 79,Thessaloniki\n" +
+		"Maximilian Oberhausen-Wertheim,612 34 56 80,Mönchengladbach\n" +
+		"Sam Roe,85 75 12 34,Oslo\n"
+	if err := os.WriteFile(csv, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, configYAML(map[string]upstream{"filesystem": npmUpstream(t, "filesystem", root)}))
+	cs, frames := startStdioRecorded(t, cfg)
+	res := runScript(t, cs, `return tools.filesystem.read_text_file{path = `+quote(csv)+`}.content`)
+	out := text(res)
+	if res.IsError {
+		t.Fatalf("script failed: %s", out)
+	}
+	for _, want := range []string{"Dana Lee,[PHONE_1],Madrid", "Sam Roe,[PHONE_4],Oslo"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("script result lacks %q:\n%s", want, out)
+		}
+	}
+	for i, f := range frames.all() {
+		for _, raw := range []string{"612 34 56", "85 75 12 34"} {
+			if strings.Contains(f, raw) {
+				t.Errorf("frame %d the client received holds %q: %.300s", i, raw, f)
+			}
+		}
+	}
+}

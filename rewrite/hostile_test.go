@@ -10,6 +10,9 @@ import (
 var hostileInputs = []string{
 	"a.", "a-", "1.", "1 ", "1-", "(", "((1)", "[", "[EMAIL_", "[A_1", "+1", "eyJ-", "eyJa.", "sk-", "ghp_-",
 	"a@", "@a.", "a:", "1:", "-----BEGIN ", "GB82 ", "Bearer ", "7", "x@x.", "::", "0:0:",
+	// Table rows (table.go): one long row, many short rows under a phone
+	// header, rows that end their block at every line.
+	"12 34 56,", "Phone,Tel\n12 34 56,78 90 12\n", "|12 34 56 7|\n", "\t12 345 67\n", ",\n12 345 67,1,\n",
 }
 
 // TestHostileInputsLinear tokenizes 1 MiB of each pattern: a quadratic

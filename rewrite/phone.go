@@ -82,7 +82,7 @@ func (sc *scanner) phone(r *numRun) bool {
 		// only right after a phone word or under a phone key.
 		// Not after a verb: "call 20000 times", "ring 12345".
 		w := lastWord(s, r.start, 16)
-		return r.seps&sepSlash == 0 && (strongWord(w) && !phoneVerbs[w] || sc.hint != "" && hintHas(sc.hint, strongWord))
+		return r.seps&sepSlash == 0 && (strongWord(w) && !phoneVerbs[w] || sc.hinted(r.start, strongWord))
 	}
 	if r.seps&sepSlash != 0 {
 		// "Tel. 030/1234567": one slash after a trunk-'0' area code, and
@@ -345,7 +345,7 @@ func ssnWord(w string) bool    { return ssnWords[w] }
 
 // phoneContext looks for the words that make a digit run a phone number.
 func (sc *scanner) phoneContext(start, end int) bool {
-	if sc.hint != "" && hintHas(sc.hint, labelWord) {
+	if sc.hinted(start, labelWord) {
 		return true
 	}
 	s := sc.s
@@ -419,13 +419,23 @@ func ahead(s string, i, n int) int {
 }
 
 // context reports whether a word accepted by ok appears within a few words
-// before s[start:end] or right after it, or in the JSON key the text sits
-// under.
+// before s[start:end] or right after it, in the JSON key the text sits
+// under, or in the header of its table column.
 func (sc *scanner) context(start, end int, ok func(string) bool) bool {
-	if sc.hint != "" && hintHas(sc.hint, ok) {
+	if sc.hinted(start, ok) {
 		return true
 	}
 	return anyWord(sc.s, back(sc.s, start, 48, 1), start, ok) || anyWord(sc.s, end, ahead(sc.s, end, 16), ok)
+}
+
+// hinted reports whether the JSON key the text sits under, or the header
+// of the table column s[pos] lies in, has a word accepted by ok.
+func (sc *scanner) hinted(pos int, ok func(string) bool) bool {
+	if sc.hint != "" && hintHas(sc.hint, ok) {
+		return true
+	}
+	h := sc.columnHeader(pos)
+	return h != "" && hintHas(h, ok)
 }
 
 // hintHas splits a JSON key into words (at non-letters and camelCase

@@ -19,8 +19,9 @@ type scanner struct {
 	// position they were looked up from (len(s) when there is none), so
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
-	libChecks         int      // national numbers checked with libphonenumber
-	rules             ruleScan // the secret rule set (rules.go); rs nil when off
+	libChecks         int        // national numbers checked with libphonenumber
+	table             tableCache // the table row last asked about (table.go)
+	rules             ruleScan   // the secret rule set (rules.go); rs nil when off
 }
 
 // next returns the index of the next c at or after i, using *cache.
