@@ -13,6 +13,7 @@ var hostileInputs = []string{
 	// Table rows (table.go): one long row, many short rows under a phone
 	// header, rows that end their block at every line.
 	"12 34 56,", "Phone,Tel\n12 34 56,78 90 12\n", "|12 34 56 7|\n", "\t12 345 67\n", ",\n12 345 67,1,\n",
+	strings.Repeat(",", 64) + "1234567\n", "x,1234567\n|,1234567\n", "\"a,\",12 34 56 7\n",
 }
 
 // TestHostileInputsLinear tokenizes 1 MiB of each pattern: a quadratic

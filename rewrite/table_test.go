@@ -21,6 +21,15 @@ func TestTableColumnContext(t *testing.T) {
 		{"Phone,Name\n0612345678,Jane\nnote: 0612345678 later", "PHONE:0612345678"},           // the block ends
 		{"Phone,x\nA,B\n0612345678,Hometown of the person,Jane", ""},                          // more cells than the rows above
 		{"Phone: call later, or not\nwe went home, then\nwe paid 12 34 56 78, then left", ""}, // prose, not a table
+		// Quoted commas are no separators, and a '|' in a cell of a CSV
+		// row is no Markdown.
+		{"Name,Phone,City\n\"Doe, Jane\",x,Paris\nBob Stone,x,Lyon\nAnn Marie Lee,0612345670,Nice", "PHONE:0612345670"},
+		{"Name,Phone,City\na,b,c\nd,e,f\nA|B Ltd,0612345670,Nice", "PHONE:0612345670"},
+		// Prose whose first clause is a phone word is no header.
+		{"Mobile, we said, is the future of everything we build here\nThe invoice 12 34 56 78, paid, is late", ""},
+		{"The SSN, if known, goes in the form that the clerk keeps at the desk\nRef 536221234 filed, then, done", ""},
+		// A header too far up to be sure of is none; a row is no header.
+		{"id,value\nn,mobile\n" + strings.Repeat("a,b\n", 255) + "z,0612345678", ""},
 	} {
 		if got := found(d, tc.in); got != tc.want {
 			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
