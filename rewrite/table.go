@@ -34,6 +34,7 @@ type tableCache struct {
 	hsep            byte
 	hseps           int
 	cells           []string
+	spare           []string // headerCells' scratch, kept for reuse
 }
 
 // columnHeader returns the header cell of the column s[pos] lies in, or ""
@@ -152,17 +153,17 @@ func (sc *scanner) tableLine(pos int) {
 }
 
 // headerCells splits the header line at s[start] into tc.cells, false
-// when a cell is prose (more than three words, or a ':'): a line of a
-// text with commas in it, not a header.
+// (tc.cells left as they were) when a cell is prose (more than three
+// words, or a ':'): a line of a text with commas in it, not a header.
 func (sc *scanner) headerCells(start int) bool {
 	tc := &sc.table
 	h := sc.s[start:]
 	if i := strings.IndexByte(h, '\n'); i >= 0 {
 		h = h[:i]
 	}
-	tc.cells = tc.cells[:0]
+	cells := tc.spare[:0]
 	inq := false
-	for cell := 0; ; cell++ {
+	for {
 		i := 0
 		for ; i < len(h) && (h[i] != tc.sep || inq); i++ {
 			if h[i] == '"' && tc.sep == ',' {
@@ -171,11 +172,12 @@ func (sc *scanner) headerCells(start int) bool {
 		}
 		c := strings.TrimSpace(h[:i])
 		if words(c) > 3 || strings.IndexByte(c, ':') >= 0 {
-			tc.cells = tc.cells[:0]
+			tc.spare = cells
 			return false
 		}
-		tc.cells = append(tc.cells, strings.Trim(c, `"`))
+		cells = append(cells, strings.Trim(c, `"`))
 		if i == len(h) {
+			tc.spare, tc.cells = tc.cells, cells
 			return true
 		}
 		h = h[i+1:]
