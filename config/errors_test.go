@@ -214,6 +214,10 @@ http:
 		src:  "upstreams:\n  a: [x\n",
 		want: []string{`test.yaml:2: invalid YAML: did not find expected ',' or ']'`},
 	}, {
+		name: "bad indent under a key two lines up",
+		src:  "upstreams:\n  a:\n    command: x\n   bad: 1\n",
+		want: []string{`test.yaml:4: invalid YAML: did not find expected key`},
+	}, {
 		name: "tab indentation",
 		src:  "upstreams:\n\ta: {command: x}\n",
 		want: []string{`test.yaml:2: invalid YAML: found character that cannot start any token (tabs cannot indent YAML: use spaces)`},

@@ -81,6 +81,9 @@ func yamlError(err error, data []byte) *Error {
 			}
 		}
 	}
+	if l := firstBadLine(data); l > e.Line {
+		e.Line = l
+	}
 	if strings.Contains(msg, "did not find expected alphabetic or numeric character") && startsWithStar(data, e.Line) {
 		e.Msg += ` (a value that starts with "*" reads as a YAML alias: quote it, like match: "*.send_*")`
 	}
@@ -88,6 +91,39 @@ func yamlError(err error, data []byte) *Error {
 		e.Msg += " (tabs cannot indent YAML: use spaces)"
 	}
 	return e
+}
+
+// maxBadLineSearch bounds firstBadLine's quadratic search; configs are far
+// shorter.
+const maxBadLineSearch = 1000
+
+// firstBadLine returns the line (1-based) just after the longest run of
+// leading lines that still parses, or 0 when data is too long to search.
+// yaml.v3 reports a parser error at the line of the mapping or sequence it was
+// inside (a bad indent on line 4 under a key on line 2 says line 2); the
+// longest prefix that parses ends just before the line that broke it.
+func firstBadLine(data []byte) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxBadLineSearch {
+		return 0
+	}
+	for k := len(lines) - 1; k > 0; k-- {
+		if parses(bytes.Join(lines[:k], nil)) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// parses reports whether data is well-formed YAML.
+func parses(data []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	var n yaml.Node
+	return yaml.Unmarshal(data, &n) == nil
 }
 
 // startsWithStar reports whether line n (1-based) of data has a value
