@@ -124,13 +124,13 @@ func TestToolsCommand(t *testing.T) {
 		{[]string{"approve", "memory.nope"}, exitFailed, `no pin for "memory.nope"`, ""},
 		{[]string{"changed"}, 0, "no tool changed since it was pinned", ""},
 		{[]string{"approve", "memory.create_entities"}, 0, "has not changed since it was pinned", ""},
-		{nil, exitUsage, "usage: toolfold tools", ""},
+		{nil, exitUsage, "usage: toolfold tools", "wrong arguments"}, // no command: the usage, not an empty name
 		{[]string{"approve"}, exitUsage, "wrong arguments", ""},
 		{[]string{"changed", "x"}, exitUsage, "wrong arguments", ""},
 	}
 	for _, s := range steps {
 		code, out, errs := runCLI(t, append([]string{"tools", "-c", cfgFile}, s.args...)...)
-		if code != s.code || !strings.Contains(out+errs, s.want) || (s.miss != "" && strings.Contains(out, s.miss)) {
+		if code != s.code || !strings.Contains(out+errs, s.want) || (s.miss != "" && strings.Contains(out+errs, s.miss)) {
 			t.Errorf("tools %s: exit %d (want %d)\n%s%s\nwant %q, not %q", strings.Join(s.args, " "), code, s.code, out, errs, s.want, s.miss)
 		}
 	}

@@ -26,7 +26,11 @@ func cmdTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return exitUsage
 	}
-	if len(pos) == 0 || (pos[0] == "approve") != (len(pos) > 1) || !slices.Contains([]string{"pins", "changed", "approve"}, pos[0]) {
+	if len(pos) == 0 {
+		fmt.Fprint(stderr, toolsUsage)
+		return exitUsage
+	}
+	if (pos[0] == "approve") != (len(pos) > 1) || !slices.Contains([]string{"pins", "changed", "approve"}, pos[0]) {
 		fmt.Fprintf(stderr, "toolfold tools: unknown command or wrong arguments: %s\n\n%s", strings.Join(pos, " "), toolsUsage)
 		return exitUsage
 	}
