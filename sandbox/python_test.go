@@ -80,6 +80,7 @@ func TestPythonErrors(t *testing.T) {
 		{name: "uncaught tool error", host: failingHost, code: "x = 1\ntools.bad.read(path='x')", err: &ScriptError{Kind: "runtime", Line: 2, Msg: "bad.read failed: no such file"}},
 		{name: "uncaught async tool error", host: failingHost, code: "\nawait tools.bad.x.acall()", err: &ScriptError{Kind: "runtime", Line: 2, Msg: "bad.x failed: no such file"}},
 		{name: "bad args", code: "tools.s.t(5)", err: &ScriptError{Kind: "runtime", Line: 1, Msg: "TypeError: tools.s.t takes keyword arguments or one dict of them, not int"}},
+		{name: "positional args", code: "tools.s.t('a', 'b')", err: &ScriptError{Kind: "runtime", Line: 1, Msg: "TypeError: tools.s.t takes keyword arguments, like tools.s.t(key=value), or one dict of them, not 2 positional arguments"}},
 		{name: "unencodable args", code: "tools.s.t(x={1, 2})", err: &ScriptError{Kind: "runtime", Line: 1, Msg: "TypeError: Object of type set is not JSON serializable"}},
 		{name: "nan args", code: "tools.s.t(x=float('nan'))", err: &ScriptError{Kind: "runtime", Line: 1}, errSub: "ValueError"},
 		{name: "unencodable return", code: "return {1, 2}", err: &ScriptError{Kind: "runtime", Msg: "cannot return this value: Object of type set is not JSON serializable"}},

@@ -206,6 +206,12 @@ def _args(fn, args, kw):
     return args
 
 
+def _one(name, args):
+    if len(args) > 1:
+        raise TypeError(f"tools.{name} takes keyword arguments, like tools.{name}(key=value), or one dict of them, not {len(args)} positional arguments")
+    return args[0] if args else None
+
+
 def _params(name, args):
     if not isinstance(name, str) or not name:
         raise TypeError('call needs a tool name: call("server.tool", {...})')
@@ -273,11 +279,11 @@ class _Tool:
     def __init__(self, name):
         self._name = name
 
-    def __call__(self, args=None, /, **kw):
-        return call(self._name, _args("tools." + self._name, args, kw))
+    def __call__(self, *args, **kw):
+        return call(self._name, _args("tools." + self._name, _one(self._name, args), kw))
 
-    def acall(self, args=None, /, **kw):
-        return acall(self._name, _args("tools." + self._name, args, kw))
+    def acall(self, *args, **kw):
+        return acall(self._name, _args("tools." + self._name, _one(self._name, args), kw))
 
     def __repr__(self):
         return f"<tool {self._name}>"
