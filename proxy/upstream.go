@@ -44,7 +44,23 @@ func (e *UnavailableError) Error() string {
 		// Waiting will not help: the user must sign in first.
 		return fmt.Sprintf("upstream %q is unavailable (%s); tell the user, then retry once they have", e.Server, e.Reason)
 	}
+	if cannotStart(e.Reason) {
+		// Waiting will not help either: the command is missing or not runnable.
+		return fmt.Sprintf("upstream %q is unavailable (%s): its command cannot start, so retrying will not help; "+
+			"tell the user to fix upstreams.%s in the config (toolfold check shows why)", e.Server, e.Reason, e.Server)
+	}
 	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
+}
+
+// cannotStart reports whether reason is os/exec's failure to start a
+// command that does not exist or may not be run: a config mistake that no
+// reconnection mends.
+func cannotStart(reason string) bool {
+	if strings.Contains(reason, "executable file not found") || strings.Contains(reason, "exec format error") {
+		return true
+	}
+	return strings.Contains(reason, "fork/exec ") &&
+		(strings.Contains(reason, "no such file or directory") || strings.Contains(reason, "permission denied"))
 }
 
 // upstream is one server behind the proxy and its supervisor: it connects,
