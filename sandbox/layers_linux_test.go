@@ -42,7 +42,7 @@ func TestLayerHelper(t *testing.T) {
 		case "seccomp":
 			err = installSeccomp()
 		case "landlock":
-			err = applyLandlock(landlockABI(), nil)
+			err = applyLandlock(landlockABI(), nil, false)
 		case "noprocs":
 			err = installNoProcs()
 		}
