@@ -511,6 +511,14 @@ func TestBatteryPersistentWorkspace(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || string(b) != "one\ntwo\n" {
 		t.Errorf("state on the host = %q, %v", b, err)
 	}
+	// A bounded workspace is a file system of its own: the mount table
+	// the script reads names no host path for it (a bound directory's
+	// line would: the kernel prints its path within its file system).
+	res = run(`grep ' /workspace ' /proc/self/mountinfo`)
+	wantOutput(t, res, " / /workspace ", "tmpfs toolfold-workspace")
+	if strings.Contains(res.Output, dir) {
+		t.Errorf("the script's mountinfo shows the workspace's host path %s:\n%s", dir, res.Output)
+	}
 	if err := UnmountWorkspace(dir); err != nil {
 		t.Fatal(err)
 	}
