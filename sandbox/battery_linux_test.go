@@ -455,6 +455,38 @@ s.on("connect", () => { console.log("CONNECTED"); process.exit(0) });
 // TestBatteryPersistentWorkspace: a workspace made with MountWorkspace is
 // bounded like a fresh one and keeps its contents across runs until
 // UnmountWorkspace.
+// TestBatteryRareSurfaces: from Python in the sandbox, personality with
+// READ_IMPLIES_EXEC, modify_ldt, memfd_secret, mbind, vmsplice and sysfs
+// are refused, and no extended attribute is set on a workspace file;
+// personality's query still answers.
+func TestBatteryRareSurfaces(t *testing.T) {
+	needSandbox(t)
+	res := python(t, `
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def try_(name, rc):
+    print(name, rc, os.strerror(ctypes.get_errno()) if rc == -1 else "ALLOWED")
+try_("personality-query", 0 if libc.personality(0xffffffff) >= 0 else -1)
+try_("personality-rie", libc.personality(0x0400000))
+try_("modify_ldt", libc.syscall(154, 0, 0, 0))
+try_("memfd_secret", libc.syscall(447, 0))
+try_("mbind", libc.syscall(237, 0, 0, 0, 0, 0, 0))
+try_("vmsplice", libc.syscall(278, 1, 0, 0, 0))
+try_("sysfs", libc.syscall(139, 3))
+with open("/workspace/f", "w") as f:
+    f.write("x")
+try:
+    os.setxattr("/workspace/f", b"user.toolfold", b"1")
+    print("setxattr ALLOWED")
+except OSError as e:
+    print("setxattr", e.strerror)
+`, Limits{})
+	wantNoError(t, res)
+	wantOutput(t, res, "personality-query 0 ALLOWED", "personality-rie -1 Operation not permitted",
+		"modify_ldt -1 Operation not permitted", "memfd_secret -1 Operation not permitted", "mbind -1 Operation not permitted",
+		"vmsplice -1 Operation not permitted", "sysfs -1 Operation not permitted", "setxattr Operation not supported")
+}
+
 func TestBatteryPersistentWorkspace(t *testing.T) {
 	needSandbox(t)
 	if os.Geteuid() != 0 {
@@ -478,6 +510,14 @@ func TestBatteryPersistentWorkspace(t *testing.T) {
 	wantOutput(t, res, "one\n")
 	if b, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || string(b) != "one\ntwo\n" {
 		t.Errorf("state on the host = %q, %v", b, err)
+	}
+	// A bounded workspace is a file system of its own: the mount table
+	// the script reads names no host path for it (a bound directory's
+	// line would: the kernel prints its path within its file system).
+	res = run(`grep ' /workspace ' /proc/self/mountinfo`)
+	wantOutput(t, res, " / /workspace ", "tmpfs toolfold-workspace")
+	if strings.Contains(res.Output, dir) {
+		t.Errorf("the script's mountinfo shows the workspace's host path %s:\n%s", dir, res.Output)
 	}
 	if err := UnmountWorkspace(dir); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,10 @@
 //	                           ◀── fd 3 ──────────  {"method":"done","params":{"value":...}}
 //	  wait for the end (or kill the group: timeout, ctx, a limit), reap, remove workdir
 //
-// The binary re-executes itself (os.Executable), so Lua needs nothing
-// installed; cmd/toolfold's main must begin with
+// The binary re-executes itself (os.Executable, or toolfold-sandbox beside
+// it: exe.go), so Lua needs nothing installed. It is opened once and
+// vetted as opened (exefile.go), and every child starts from that
+// descriptor, never from the path; cmd/toolfold's main must begin with
 //
 //	if sandbox.IsChild() { sandbox.ChildMain() }
 //
@@ -313,8 +315,9 @@
 // Once the init has exec'd, prefault (prefault_linux.go) takes those faults
 // in the background with MADV_POPULATE_WRITE on the resident pages.
 //
-// Lua's inner command is the toolfold binary again, bound at /toolfold
-// (ChildArg lua); an interpreter's is its own argv with its runtime in
+// Lua's inner command is the toolfold binary again (ChildArg lua), the
+// init's own executable (/proc/self/exe), bound at /toolfold while its path
+// still names that file; an interpreter's is its own argv with its runtime in
 // readOnly. Detect probes the layers once (an init in probe mode);
 // Layers.Allow applies sandbox.require. Without user namespaces, and
 // outside Linux, the child runs as before: a plain process with rlimits.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -75,22 +75,27 @@ var Identity = sync.OnceValue(func() string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 })
 
-// childExe is the binary the sandbox's processes start from, and a line
-// that says which and why, for the log. It is looked up once.
+// childExe is the binary the sandbox's processes start from, opened and
+// vetted once (exefile.go), and a line that says which and why, for the
+// log.
 var childExe = sync.OnceValues(func() (exeChoice, error) {
-	self, err := os.Executable()
+	path, err := os.Executable()
 	if err != nil {
 		return exeChoice{}, err
 	}
-	if r, err := filepath.EvalSymlinks(self); err == nil {
-		self = r
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	self, err := openSelf(path)
+	if err != nil {
+		return exeChoice{}, err
 	}
 	return chooseExe(self), nil
 })
 
 // exeChoice is the binary the sandbox starts, and why.
 type exeChoice struct {
-	path string
+	bin  *exeFile
 	note string // for the log
 }
 
@@ -104,48 +109,43 @@ func ExeNote() string {
 	return c.note
 }
 
-// chooseExe picks SandboxBinary beside self when it is a regular
-// executable file that answers IdentityArg with this build's Identity;
-// else self.
-func chooseExe(self string) exeChoice {
-	cand := filepath.Join(filepath.Dir(self), SandboxBinary)
-	st, err := os.Stat(cand)
+// chooseExe picks SandboxBinary beside self when, opened, it is a regular
+// executable file that vetExe trusts and that answers IdentityArg with
+// this build's Identity; else self. The choice is the open file: what
+// later happens at its path changes nothing.
+func chooseExe(self *exeFile) exeChoice {
+	cand := filepath.Join(filepath.Dir(self.path), SandboxBinary)
+	fallback := func(why string) exeChoice {
+		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s)", self.path, why)}
+	}
+	if _, err := os.Lstat(cand); err != nil {
+		return fallback(fmt.Sprintf("no %s beside it: `go install ./cmd/...` installs both, and cold runs start faster", SandboxBinary))
+	}
+	bin, err := openVetted(cand)
 	switch {
+	case errors.Is(err, errUntrusted):
+		// Anyone who can plant a file beside toolfold, or swap it later,
+		// must not choose what runs as the init.
+		return fallback(err.Error() + ": not used")
 	case err != nil:
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (no %s beside it: `go install ./cmd/...` installs both, and cold runs start faster)", self, SandboxBinary)}
-	case !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is not an executable file)", self, cand)}
-	case !trusted(st, self):
-		// Anyone who can plant a file beside toolfold (a sticky, world-
-		// writable directory) must not choose what runs as the init.
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is not owned by toolfold's owner, or others may write it: not used)", self, cand)}
+		return fallback(err.Error())
 	}
 	start := time.Now()
-	out, err := probe(cand, IdentityArg)
+	out, err := probeExe(bin, IdentityArg)
 	switch {
 	case err != nil:
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%v)", self, err)}
+		bin.f.Close()
+		return fallback(err.Error())
 	case string(bytes.TrimSpace(out)) != Identity():
-		return exeChoice{self, fmt.Sprintf("sandbox processes start from %s (%s is another build: reinstall both with `go install ./cmd/...`)", self, cand)}
+		bin.f.Close()
+		return fallback(fmt.Sprintf("%s is another build: reinstall both with `go install ./cmd/...`", cand))
 	}
-	return exeChoice{cand, fmt.Sprintf("sandbox processes start from %s (same build, answered in %s)", cand, time.Since(start).Round(time.Millisecond))}
-}
-
-// trusted: st is owned by the owner of the file self, and neither its
-// group nor others may write it.
-func trusted(st os.FileInfo, self string) bool {
-	me, err := os.Stat(self)
-	if err != nil || st.Mode().Perm()&0o022 != 0 {
-		return false
-	}
-	a, ok1 := st.Sys().(*syscall.Stat_t)
-	b, ok2 := me.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && a.Uid == b.Uid
+	return exeChoice{bin, fmt.Sprintf("sandbox processes start from %s (same build, answered in %s)", cand, time.Since(start).Round(time.Millisecond))}
 }
 
 // defaultExe is the binary the sandbox's init (and Lua's child) start
 // from when the caller named none.
-func defaultExe() (string, error) {
+func defaultExe() (*exeFile, error) {
 	c, err := childExe()
-	return c.path, err
+	return c.bin, err
 }

@@ -23,6 +23,12 @@ func TestChooseExe(t *testing.T) {
 	if err := os.WriteFile(self, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	selfBin, err := openSelf(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	selfBin.f.Close()
+	selfBin.path = self // stands in for the running binary
 	sib := filepath.Join(dir, SandboxBinary)
 	write := func(script string, mode os.FileMode) {
 		t.Helper()
@@ -52,7 +58,15 @@ func TestChooseExe(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}, self, "not owned by toolfold's owner"},
+		}, self, "not owned by root or by toolfold's user"},
+		{"others may write its directory", func() {
+			write("#!/bin/sh\necho "+Identity()+"\n", 0o755)
+			chmod(t, dir, 0o777)
+		}, self, "others may write the directory " + dir + " (mode 0777, not sticky)"},
+		{"a sticky directory", func() {
+			write("#!/bin/sh\n[ \"$1\" = "+IdentityArg+" ] && echo "+Identity()+"\n", 0o755)
+			chmod(t, dir, os.ModeSticky|0o777)
+		}, sib, "same build"},
 		{"fails", func() { write("#!/bin/sh\nexit 3\n", 0o755) }, self, "exit status 3"},
 		{"asked the right question", func() {
 			write("#!/bin/sh\n[ \"$1\" = "+IdentityArg+" ] && [ $# = 1 ] && echo "+Identity()+"\n", 0o755)
@@ -64,11 +78,23 @@ func TestChooseExe(t *testing.T) {
 			if tc.name == "another owner" && os.Geteuid() != 0 {
 				t.Skip("needs root to give the file away")
 			}
-			c := chooseExe(self)
-			if c.path != tc.want || !strings.Contains(c.note, tc.reason) {
-				t.Errorf("chooseExe = %q (%s), want %q (%s)", c.path, c.note, tc.want, tc.reason)
+			defer os.Chmod(dir, 0o700)
+			c := chooseExe(selfBin)
+			if c.bin.path != tc.want || !strings.Contains(c.note, tc.reason) {
+				t.Errorf("chooseExe = %q (%s), want %q (%s)", c.bin.path, c.note, tc.want, tc.reason)
+			}
+			if c.bin != selfBin {
+				c.bin.f.Close()
 			}
 		})
+	}
+}
+
+// chmod sets dir's mode (umask aside).
+func chmod(t *testing.T, dir string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(dir, mode); err != nil {
+		t.Fatal(err)
 	}
 }
 

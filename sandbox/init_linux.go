@@ -93,6 +93,11 @@ func initMain() int {
 		report(initStatus{Setup: "no command to run"})
 		return 125
 	}
+	argv0, err := innerPath(&s, proc)
+	if err != nil {
+		report(initStatus{Setup: err.Error()})
+		return 125
+	}
 	pid, err := onLockedThread(func() (int, error) {
 		if err := joinCgroups(s.CgroupFDs); err != nil {
 			return 0, err
@@ -104,7 +109,7 @@ func initMain() int {
 		if s.UID != 0 {
 			cred = &syscall.Credential{Uid: uint32(s.UID), Gid: uint32(s.GID), Groups: []uint32{}}
 		}
-		return syscall.ForkExec(s.Argv[0], s.Argv, &syscall.ProcAttr{
+		return syscall.ForkExec(argv0, s.Argv, &syscall.ProcAttr{
 			Dir:   SandboxWorkspace,
 			Env:   s.Env,
 			Files: []uintptr{0, 1, 2, 3, 4},
@@ -133,6 +138,23 @@ func initMain() int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// innerPath is the file the inner command is started from. A command that
+// re-executes toolfold (Lua) starts from this init's own executable, the
+// file the parent vetted (/proc/self/exe of the forked child), never from
+// a path a file could have been swapped in at; without a /proc, from
+// SandboxExe when it was bound from that same file.
+func innerPath(s *initSpec, proc bool) (string, error) {
+	switch {
+	case s.Exe == "":
+		return s.Argv[0], nil
+	case proc:
+		return "/proc/self/exe", nil
+	case s.exeBound:
+		return SandboxExe, nil
+	}
+	return "", fmt.Errorf("%s is no longer the binary toolfold started with, and without a /proc the sandbox cannot start that one; restart toolfold", s.Exe)
 }
 
 // joinCgroups moves the calling OS thread (not the whole init) into the
@@ -188,7 +210,7 @@ func harden(s *initSpec, l *Layers) error {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	if abi := landlockABI(); (s.Landlock || l != nil) && abi > 0 {
-		if err := applyLandlock(abi, s.ReadOnly); err != nil {
+		if err := applyLandlock(abi, s.ReadOnly, s.Exe != ""); err != nil {
 			errs = append(errs, err)
 		} else if l != nil {
 			l.Landlock = abi

@@ -96,9 +96,27 @@ func probe(exe string, args ...string) ([]byte, error) {
 
 // probeInput is probe with stdin.
 func probeInput(exe, stdin string, args ...string) ([]byte, error) {
+	return probeWith(exe, nil, stdin, args...)
+}
+
+// probeExe is probe of a binary held open: it runs the open file, not
+// what its path names now.
+func probeExe(bin *exeFile, args ...string) ([]byte, error) {
+	return probeWith(bin.path, bin, "", args...)
+}
+
+// probeWith is probeInput, started from bin when it is not nil.
+func probeWith(exe string, bin *exeFile, stdin string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
+	if bin != nil {
+		_, dup, err := bin.attach(cmd)
+		if err != nil {
+			return nil, err
+		}
+		defer dup.Close()
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, n: 64 << 10}, &limitedBuffer{b: &errb, n: 4 << 10}
 	cmd.Dir = os.TempDir()

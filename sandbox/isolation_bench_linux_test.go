@@ -36,7 +36,7 @@ func BenchmarkIsolation(b *testing.B) {
 				if mode == "sandbox" && !Detect().Namespaces {
 					b.Skip("no sandbox here")
 				}
-				p := &procRunner{exe: testBinary(), language: "lua", log: testLogger(b), readOnly: in.readOnly, plain: mode == "plain"}
+				p := &procRunner{exe: testBinary(), bin: testExe(b), language: "lua", log: testLogger(b), readOnly: in.readOnly, plain: mode == "plain"}
 				if in.argv != nil {
 					p.command = func(Limits) ([]string, []string) { return in.argv, childEnv }
 				}

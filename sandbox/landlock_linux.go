@@ -59,7 +59,7 @@ func landlockFS(abi int) uint64 {
 // applyLandlock restricts the calling OS thread (and what it forks or
 // execs). no_new_privs must already be set. readOnly are paths inside the
 // sandbox the script may read and execute.
-func applyLandlock(abi int, readOnly []string) error {
+func applyLandlock(abi int, readOnly []string, exe bool) error {
 	handled := landlockFS(abi)
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
 	size := unsafe.Offsetof(attr.Handled_access_net) // ABI 1-3
@@ -90,6 +90,11 @@ func applyLandlock(abi int, readOnly []string) error {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			rules[real] |= read
 		}
+	}
+	if exe {
+		// The inner command's binary, the init's own (innerPath), wherever
+		// it is bound or not.
+		rules["/proc/self/exe"] |= read
 	}
 	for path, access := range rules {
 		pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)

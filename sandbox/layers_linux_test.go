@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,7 +43,7 @@ func TestLayerHelper(t *testing.T) {
 		case "seccomp":
 			err = installSeccomp()
 		case "landlock":
-			err = applyLandlock(landlockABI(), nil)
+			err = applyLandlock(landlockABI(), nil, false)
 		case "noprocs":
 			err = installNoProcs()
 		}
@@ -112,6 +113,35 @@ func TestLayerHelper(t *testing.T) {
 			case "setsid":
 				_, err := unix.Setsid()
 				report(name, err)
+			case "personality":
+				_, _, errno := unix.RawSyscall(unix.SYS_PERSONALITY, uintptr(mustHex(val)), 0, 0)
+				report(name+"="+val, errnoErr(errno))
+			case "modify_ldt", "memfd_secret", "mbind", "vmsplice", "sysfs", "statmount", "listmount":
+				nr := map[string]uintptr{"modify_ldt": unix.SYS_MODIFY_LDT, "memfd_secret": unix.SYS_MEMFD_SECRET,
+					"mbind": unix.SYS_MBIND, "vmsplice": unix.SYS_VMSPLICE, "sysfs": unix.SYS_SYSFS,
+					"statmount": unix.SYS_STATMOUNT, "listmount": unix.SYS_LISTMOUNT}[name]
+				arg0 := map[string]uintptr{"sysfs": 3, "vmsplice": ^uintptr(0)}[name] // sysfs(3): how many types
+				_, _, errno := unix.RawSyscall6(nr, arg0, 0, 0, 0, 0, 0)
+				report(name, errnoErr(errno))
+			case "setxattr":
+				report(name, unix.Setxattr(val, "user.toolfold", []byte("1"), 0))
+			case "lsetxattr":
+				report(name, unix.Lsetxattr(val, "user.toolfold", []byte("1"), 0))
+			case "fsetxattr", "fremovexattr":
+				f, err := os.Open(val)
+				if err == nil {
+					if name == "fsetxattr" {
+						err = unix.Fsetxattr(int(f.Fd()), "user.toolfold", []byte("1"), 0)
+					} else {
+						err = unix.Fremovexattr(int(f.Fd()), "user.toolfold")
+					}
+					f.Close()
+				}
+				report(name, err)
+			case "removexattr":
+				report(name, unix.Removexattr(val, "user.toolfold"))
+			case "lremovexattr":
+				report(name, unix.Lremovexattr(val, "user.toolfold"))
 			case "setpgid":
 				report(name, unix.Setpgid(0, 0))
 			case "threads":
@@ -133,6 +163,23 @@ func TestLayerHelper(t *testing.T) {
 	<-done
 }
 
+// errnoErr is errno as an error, nil for 0.
+func errnoErr(errno unix.Errno) error {
+	if errno == 0 {
+		return nil
+	}
+	return errno
+}
+
+// mustHex parses a hexadecimal argument of the helper.
+func mustHex(s string) uint64 {
+	n, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
 func runLayerHelper(t *testing.T, layer string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(testBinary(), "-test.run=^TestLayerHelper$", "-test.v")
@@ -152,6 +199,35 @@ func TestSeccompAlone(t *testing.T) {
 	out := runLayerHelper(t, "seccomp", "inet", "unix", "userns", "mount="+dir, "ptrace", "exec")
 	for _, want := range []string{"inet: operation not permitted", "unix: <nil>", "userns: operation not permitted",
 		"mount: operation not permitted", "ptrace: operation not permitted", "exec: <nil>"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("seccomp alone: want %q in\n%s", want, out)
+		}
+	}
+}
+
+// TestSeccompDeniesRareSurfaces: personality takes only the query and
+// plain PER_LINUX (not READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE);
+// modify_ldt, memfd_secret, mbind, vmsplice, sysfs, statmount and
+// listmount are refused; extended attributes cannot be set or removed
+// (EOPNOTSUPP, as on a file system without them).
+func TestSeccompDeniesRareSurfaces(t *testing.T) {
+	if !seccompAvailable {
+		t.Skip("no seccomp filter for " + runtime.GOARCH)
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runLayerHelper(t, "seccomp", "personality=ffffffff", "personality=0", "personality=400000", "personality=40000",
+		"personality=8", "modify_ldt", "memfd_secret", "mbind", "vmsplice", "sysfs", "statmount", "listmount",
+		"setxattr="+file, "lsetxattr="+file, "fsetxattr="+file, "removexattr="+file, "lremovexattr="+file, "fremovexattr="+file)
+	const eperm, enotsup = "operation not permitted", "operation not supported"
+	for _, want := range []string{"personality=ffffffff: <nil>", "personality=0: <nil>",
+		"personality=400000: " + eperm, "personality=40000: " + eperm, "personality=8: " + eperm,
+		"modify_ldt: " + eperm, "memfd_secret: " + eperm, "mbind: " + eperm, "vmsplice: " + eperm,
+		"sysfs: " + eperm, "statmount: " + eperm, "listmount: " + eperm,
+		"setxattr: " + enotsup, "lsetxattr: " + enotsup, "fsetxattr: " + enotsup,
+		"removexattr: " + enotsup, "lremovexattr: " + enotsup, "fremovexattr: " + enotsup} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("seccomp alone: want %q in\n%s", want, out)
 		}

@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 )
 
 // LuaOptions configure NewLua. The zero value is ready to use.
 type LuaOptions struct {
 	// Exe is the binary re-executed as the child; it must call ChildMain
 	// when IsChild. Empty means the sandbox's own binary beside this one
-	// when it is the same build (SandboxBinary), else os.Executable(); a
-	// relative path is made absolute now.
+	// when it is the same build (SandboxBinary), else os.Executable(). It
+	// is opened and vetted now, once per path (owner root or this user,
+	// not writable by others, nor its directories): every run starts the
+	// file opened then, whatever its path names later.
 	Exe string
 	// Logger receives debug lines per run and warnings for host errors and
 	// protocol violations; nil discards them.
@@ -41,13 +42,16 @@ func NewLua(opts *LuaOptions) *Lua {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
+	var err error
 	if p.exe == "" {
-		p.exe, p.exeErr = defaultExe()
-	} else if !filepath.IsAbs(p.exe) {
-		p.exe, p.exeErr = filepath.Abs(p.exe) // the child starts in another directory
+		p.bin, err = defaultExe()
+	} else {
+		p.bin, err = openExe(p.exe) // vetted, held open: later runs start this file
 	}
-	if p.exeErr != nil {
-		p.exeErr = fmt.Errorf("sandbox: find the toolfold binary to re-execute: %w", p.exeErr)
+	if err != nil {
+		p.exeErr = fmt.Errorf("sandbox: the binary to re-execute for Lua: %w", err)
+	} else {
+		p.exe = p.bin.path
 	}
 	p.warm = newSpares(p, opts.Warm)
 	return &Lua{proc: p}

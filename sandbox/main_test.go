@@ -133,7 +133,17 @@ func testBinary() string {
 	return exe
 }
 
+// testExe is this test binary, opened and vetted as a runner's binary.
+func testExe(t testing.TB) *exeFile {
+	t.Helper()
+	bin, err := openExe(testBinary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // testRunner runs one of the test-only child runtimes below.
 func testRunner(t testing.TB, language string) *procRunner {
-	return &procRunner{exe: testBinary(), language: language, log: testLogger(t)}
+	return &procRunner{exe: testBinary(), bin: testExe(t), language: language, log: testLogger(t)}
 }

@@ -103,8 +103,17 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		}
 	}
 	if s.Exe != "" {
-		if err := add(s.Exe, SandboxExe, false, false); err != nil {
+		// Bound only while the path still names the file the parent
+		// vetted and started this init from (on fd ExeFD): a file swapped
+		// in since is never bound, and the child starts from this
+		// process's own executable (initMain).
+		fd, err := openSame(s.Exe, s.ExeFD)
+		if err != nil {
 			return false, err
+		}
+		if fd >= 0 {
+			s.exeBound = true
+			srcs = append(srcs, source{host: s.Exe, dst: SandboxExe, fd: fd})
 		}
 	}
 	if s.Workspace != "" {
@@ -177,6 +186,24 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		}
 	}
 	return proc, nil
+}
+
+// openSame opens path (O_PATH, not following a last link) when it is the
+// file open on fd; -1 when it is another file or none.
+func openSame(path string, fd int) (int, error) {
+	var want, got unix.Stat_t
+	if fd < 3 || unix.Fstat(fd, &want) != nil || want.Mode&unix.S_IFMT != unix.S_IFREG {
+		return -1, fmt.Errorf("no open binary on fd %d", fd)
+	}
+	pfd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil
+	}
+	if unix.Fstat(pfd, &got) != nil || got.Dev != want.Dev || got.Ino != want.Ino {
+		unix.Close(pfd)
+		return -1, nil
+	}
+	return pfd, nil
 }
 
 // bindInto recreates a link or binds the source fd at root+dst, creating

@@ -26,8 +26,11 @@ var childEnv = append([]string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin"}, raceEnv...
 // It is the parent half shared by every language; the child half is
 // ChildMain plus the language's childRuntime.
 type procRunner struct {
-	exe      string
-	exeErr   error // from os.Executable, reported by run
+	exe    string
+	exeErr error // from os.Executable or the binary's vetting, reported by run
+	// bin is exe held open (exefile.go) when the child re-executes it
+	// (Lua): children start from it, never from the path.
+	bin      *exeFile
 	language string
 	log      *slog.Logger
 	// plain, in tests and benchmarks, runs the child without the sandbox.
@@ -193,6 +196,14 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 	}
 	if ic != nil {
 		files = append(files, ic.files(cmd)...)
+	} else if p.command == nil {
+		// Unsandboxed, the child itself starts from the vetted file (fd 5).
+		_, dup, err := p.bin.attach(cmd)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		defer dup.Close()
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()

@@ -9,8 +9,9 @@ import (
 )
 
 // The seccomp filter: a deny list, each call answered with an errno (EPERM,
-// or ENOSYS for clone3 so C libraries fall back to clone, whose flags the
-// filter can read) rather than a kill, so an interpreter reports a readable
+// EOPNOTSUPP for the extended-attribute setters, or ENOSYS for clone3 so C
+// libraries fall back to clone, whose flags the filter can read) rather
+// than a kill, so an interpreter reports a readable
 // error. It assumes every layer above it failed: a script that became root
 // of its namespace with all capabilities still cannot mount, trace, load
 // modules, make namespaces or open a non-Unix socket.
@@ -31,7 +32,30 @@ var deniedSyscalls = []uint32{
 	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
 	unix.SYS_ACCT, unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_REBOOT, unix.SYS_SYSLOG, unix.SYS_QUOTACTL,
 	unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS_USELIB, unix.SYS_VHANGUP, unix.SYS_FANOTIFY_INIT,
+	// Old or rare kernel surfaces no script needs: a process's own LDT,
+	// secret memory, NUMA placement, page splicing into pipes, the
+	// file-system type table, and the mount table as statmount and
+	// listmount show it (the sources' host paths).
+	unix.SYS_MODIFY_LDT, unix.SYS_MEMFD_SECRET, unix.SYS_MBIND, unix.SYS_VMSPLICE, unix.SYS_SYSFS,
+	unix.SYS_STATMOUNT, unix.SYS_LISTMOUNT,
 }
+
+// xattrSetters answer EOPNOTSUPP, as a file system without extended
+// attributes would (copy tools carry on without them): a script sets no
+// attribute on the workspace's files, which the proxy and the host read.
+var xattrSetters = []uint32{
+	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
+	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
+}
+
+// personality's argument (an unsigned int) that the filter allows: the
+// query and plain PER_LINUX. Any flag (READ_IMPLIES_EXEC makes every
+// readable mapping executable, ADDR_NO_RANDOMIZE turns ASLR off for what
+// the script execs) or other persona answers EPERM.
+const (
+	personaQuery = 0xffffffff
+	personaLinux = 0
+)
 
 // nsFlags are the clone flags that make namespaces.
 const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
@@ -70,6 +94,10 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 	for _, nr := range deniedSyscalls {
 		jump(bpf.JumpEqual, nr, "eperm", "")
 	}
+	for _, nr := range xattrSetters {
+		jump(bpf.JumpEqual, nr, "enotsup", "")
+	}
+	jump(bpf.JumpEqual, unix.SYS_PERSONALITY, "personality", "")
 	jump(bpf.JumpEqual, unix.SYS_CLONE3, "enosys", "")
 	jump(bpf.JumpEqual, unix.SYS_CLONE, "clone", "")
 	jump(bpf.JumpEqual, unix.SYS_SOCKET, "socket", "")
@@ -81,12 +109,18 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 	label("socket")
 	load(offArg0Lo)
 	jump(bpf.JumpEqual, unix.AF_UNIX, "allow", "eperm")
+	label("personality")
+	load(offArg0Lo)
+	jump(bpf.JumpEqual, personaQuery, "allow", "")
+	jump(bpf.JumpEqual, personaLinux, "allow", "eperm")
 	label("allow")
 	prog = append(prog, bpf.RetConstant{Val: retAllow})
 	label("eperm")
 	prog = append(prog, bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)})
 	label("enosys")
 	prog = append(prog, bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)})
+	label("enotsup")
+	prog = append(prog, bpf.RetConstant{Val: retErrno | uint32(unix.EOPNOTSUPP)})
 
 	for _, f := range fixes {
 		j := prog[f.at].(bpf.JumpIf)

@@ -38,6 +38,14 @@ type initConn struct {
 	snapped      bool // oom, pidsHit and tasks are final
 }
 
+// selfExeLink opens the very file this process runs.
+const selfExeLink = "/proc/self/exe"
+
+// fdExecPath is the path a child execs to run its descriptor fd: /proc is
+// mounted where the parent runs, and the child, not yet in its own mount
+// namespace's root, still sees it.
+func fdExecPath(fd int, _ string) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
+
 // cgroups is this host's cgroup layout, found by detectLayers.
 var cgroups cgroupLayout
 
@@ -71,7 +79,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
 		LingerMillis: int(p.linger / time.Millisecond),
 	}
-	initExe := p.exe
+	initExe := p.bin
 	if p.command == nil {
 		argv[0], s.Exe = SandboxExe, p.exe
 	} else {
@@ -134,7 +142,16 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 		}
 		ic.selfJoin = true
 	}
-	if ic.spec, err = json.Marshal(&s); err != nil {
+	// The init starts from the vetted binary's descriptor, never its path,
+	// and binds that same file at SandboxExe for Lua (initSpec.ExeFD).
+	n, _, err := initExe.attach(cmd) // closed with the other ExtraFiles[2:]
+	if err == nil && s.Exe != "" {
+		s.ExeFD = n
+	}
+	if err == nil {
+		ic.spec, err = json.Marshal(&s)
+	}
+	if err != nil {
 		for _, f := range cmd.ExtraFiles[2:] {
 			f.Close()
 		}
@@ -142,8 +159,7 @@ func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*
 		ic.release()
 		return nil, err
 	}
-	cmd.Path = initExe
-	cmd.Args = []string{initExe, InitArg}
+	cmd.Args = []string{initExe.path, InitArg}
 	cmd.Env = append([]string{}, raceEnv...) // empty, not nil: nil would be the proxy's own
 	cmd.Dir = "/"
 	sys := cmd.SysProcAttr
@@ -432,14 +448,14 @@ func detectLayers() Layers {
 }
 
 // probeInit starts exe as an init in probe mode.
-func probeInit(exe string) (*Layers, error) {
-	p := &procRunner{exe: exe}
+func probeInit(exe *exeFile) (*Layers, error) {
+	p := &procRunner{exe: exe.path, bin: exe}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, err
 	}
 	defer devnull.Close()
-	cmd := &exec.Cmd{Path: exe, Args: []string{exe}, ExtraFiles: []*os.File{devnull, devnull}, // fds 3 and 4
+	cmd := &exec.Cmd{Path: exe.path, Args: []string{exe.path}, ExtraFiles: []*os.File{devnull, devnull}, // fds 3 and 4
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	saved := cgroups
 	cgroups = cgroupLayout{} // the probe needs no cgroup
@@ -450,11 +466,12 @@ func probeInit(exe string) (*Layers, error) {
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	theirs := cmd.ExtraFiles[2]
 	ic.spec = []byte(`{"probe":true,"argv":["/probe"],"workspace_bytes":1048576,"tmp_bytes":1048576}`)
 	if err := cmd.Start(); err != nil {
 		ic.sock.Close()
-		theirs.Close()
+		for _, f := range cmd.ExtraFiles[2:] {
+			f.Close()
+		}
 		return nil, fmt.Errorf("no user namespaces: %v", err)
 	}
 	err = ic.begin(cmd.Process.Pid, cmd.ExtraFiles[2:])

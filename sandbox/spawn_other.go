@@ -56,3 +56,9 @@ func installNoProcs() error { return fmt.Errorf("no seccomp on %s", runtime.GOOS
 
 // seccompAvailable is false: there is no seccomp outside Linux.
 const seccompAvailable = false
+
+// selfExeLink: no /proc; the running binary is opened by its path.
+const selfExeLink = ""
+
+// fdExecPath: without /proc/self/fd a child is started from the path.
+func fdExecPath(_ int, path string) string { return path }

@@ -58,8 +58,14 @@ type initSpec struct {
 	Argv []string `json:"argv"`
 	// Env is the inner command's whole environment.
 	Env []string `json:"env"`
-	// Exe is the host path of the toolfold binary, bound at SandboxExe.
-	Exe string `json:"exe"`
+	// Exe is the host path of the toolfold binary, bound at SandboxExe,
+	// for messages: what is bound is the file open on the init's ExeFD,
+	// the one the parent vetted and started the init from.
+	Exe   string `json:"exe"`
+	ExeFD int    `json:"exe_fd,omitempty"`
+	// exeBound: buildRoot bound Exe at SandboxExe (its path still named
+	// the file on ExeFD).
+	exeBound bool
 	// ReadOnly are host paths bound read-only at the same path.
 	ReadOnly []string `json:"ro"`
 	// Workspace, when set, is a host directory bound read-write at
