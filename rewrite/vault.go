@@ -144,9 +144,12 @@ func (v *Vault) token(typ, value string, now time.Time) string {
 	return tok
 }
 
-// addOrigin records that origin's result held the value too.
+// addOrigin records that origin's result held the value too. The client
+// is recorded only as the first origin: a script that prints or passes a
+// value a server gave (decoded from a field the detectors did not read)
+// must not make it the client's, free to go anywhere.
 func (en *entry) addOrigin(origin string) {
-	if len(en.origins) < maxOrigins && !slices.Contains(en.origins, origin) {
+	if origin != OriginClient && len(en.origins) < maxOrigins && !slices.Contains(en.origins, origin) {
 		en.origins = append(en.origins, origin)
 	}
 }
