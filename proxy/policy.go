@@ -28,9 +28,9 @@ type guard struct {
 	pol    *policy.Policy
 	flows  *policy.Flows // pii.flows (flows.go)
 	reveal bool          // policy.approval_reveal: forms show whole values
-	pins  *policy.Pins // nil: pinning is off (policy.pin_tools: false) or there is no store
-	audit *audit.Log   // nil: the audit is off
-	log   *slog.Logger
+	pins   *policy.Pins  // nil: pinning is off (policy.pin_tools: false) or there is no store
+	audit  *audit.Log    // nil: the audit is off
+	log    *slog.Logger
 
 	tools atomic.Pointer[map[string]policy.Tool] // qualified name -> what a decision looks at
 
