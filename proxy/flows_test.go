@@ -189,4 +189,3 @@ return tools.mail.save{to = table.concat(to, ", "),
 	}
 	t.Errorf("no audit line for mail.save")
 }
-
