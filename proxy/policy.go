@@ -236,7 +236,7 @@ func modelArgs(ctx context.Context, args json.RawMessage) json.RawMessage {
 	if v == nil || len(args) == 0 {
 		return args
 	}
-	b, err := v.From(rewrite.OriginClient).ShowJSON(args)
+	b, err := v.ShowJSON(args)
 	if err != nil {
 		return json.RawMessage(`"(arguments not shown: not JSON)"`)
 	}

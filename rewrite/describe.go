@@ -120,8 +120,8 @@ func (v *Vault) TokensIn(args any) []TokenInfo {
 }
 
 // ShowJSON tokenizes a call's arguments for a person or the audit to
-// read: every value found becomes its token (minted, through a view from
-// OriginClient, when the script typed it), and text shaped like a token
+// read: every value found becomes its token (minted with OriginClient as
+// its origin when the script typed it), and text shaped like a token
 // is left as written, this vault's tokens and others alike, so that the
 // reader sees the tokens the call really holds (TokenizeJSON would vault
 // them again as [TOKEN_n]).
@@ -129,7 +129,7 @@ func (v *Vault) ShowJSON(raw []byte) ([]byte, error) {
 	if v == nil {
 		return raw, nil
 	}
-	return v.tokenizeJSON(raw, false)
+	return v.From(OriginClient).tokenizeJSON(raw, false)
 }
 
 // Glimpse is enough of the value for a person to judge where it goes,
