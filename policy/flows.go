@@ -113,7 +113,7 @@ func (f *Flows) Decide(fl Flow) FlowDecision {
 func (f *Flows) decideFrom(origin, typ, to string) FlowDecision {
 	if f != nil {
 		for _, r := range f.rules {
-			if (r.types == nil || r.types[typ]) && MatchName(r.from, origin) && MatchName(r.to, to) {
+			if (r.types == nil || r.types[typ]) && matchFlowGlob(r.from, origin) && matchFlowGlob(r.to, to) {
 				return FlowDecision{Action: r.action, Rule: r.FlowRule, From: origin}
 			}
 		}
@@ -153,14 +153,14 @@ func ServerOf(q string) string {
 	return s
 }
 
-// MatchName reports whether the glob pattern matches the qualified name:
+// matchFlowGlob reports whether the glob pattern matches the qualified name:
 // '*' matches any run of characters, '/' and '.' included, '?' exactly
 // one character; every other character stands for itself.
 //
 // It is a local stand-in for the shared matcher of qualified names that
 // replaces path.Match in policy rules (issue 28); the lead swaps it in at
 // merge.
-func MatchName(pattern, name string) bool {
+func matchFlowGlob(pattern, name string) bool {
 	p, n := []rune(pattern), []rune(name)
 	pi, ni, star, mark := 0, 0, -1, 0
 	for ni < len(n) {

@@ -30,8 +30,8 @@ func TestMatchName(t *testing.T) {
 		{"a.[b]", "a.[b]", true},
 		{"a.b", "a.bb", false},
 	} {
-		if got := MatchName(tc.pattern, tc.name); got != tc.want {
-			t.Errorf("MatchName(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		if got := matchFlowGlob(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("matchFlowGlob(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
 		}
 	}
 }
