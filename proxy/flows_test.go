@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/policy"
@@ -188,4 +189,29 @@ return tools.mail.save{to = table.concat(to, ", "),
 		}
 	}
 	t.Errorf("no audit line for mail.save")
+}
+
+// TestFlowsInAnswers: a client's answer to an upstream's elicitation or
+// sampling request gets its tokens restored only where pii.flows lets
+// every one of them go to that upstream, by the rules alone.
+func TestFlowsInAnswers(t *testing.T) {
+	st := newPIIState(config.PII{Flows: []config.PIIFlow{{From: "crm.*", To: "notes.*", Action: "allow"}}}, nil)
+	s := &Session{vault: st.newVault()}
+	s.vault.From("crm.get").Tokenize("ann@example.com") // [EMAIL_1]
+	for _, tc := range []struct{ up, want string }{
+		{"crm", "ann@example.com"},   // its own server
+		{"notes", "ann@example.com"}, // a rule allows it
+		{"mail", "[EMAIL_1]"},        // another server: asks, and no one can be asked about an answer
+	} {
+		res := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"to": "[EMAIL_1]"}}
+		st.elicitBack(s, tc.up, res)
+		sres := &mcp.CreateMessageWithToolsResult{Content: []mcp.Content{&mcp.TextContent{Text: "to [EMAIL_1]"}}}
+		st.samplingBack(s, tc.up, sres)
+		if got := res.Content["to"]; got != tc.want {
+			t.Errorf("elicitation answer to %s: %q, want %q", tc.up, got, tc.want)
+		}
+		if got := sres.Content[0].(*mcp.TextContent).Text; got != "to "+tc.want {
+			t.Errorf("sampling answer to %s: %q, want %q", tc.up, got, "to "+tc.want)
+		}
+	}
 }
