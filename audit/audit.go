@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,15 @@ import (
 const (
 	KindCall = "call" // one upstream tool call (a script's, a skill's, a passthrough tool's)
 	KindRun  = "run"  // one run_script run (or a skill run)
+	// KindFlow is one decision to restore a PII token into a call
+	// (pii.flows): the token, its type and origin, the tool called (Tool),
+	// the rule and the decision; never the value.
+	KindFlow = "flow"
 )
+
+// MaxArgs bounds the arguments an entry keeps: past it they are cut, with
+// a notice of how many bytes were cut.
+const MaxArgs = 64 << 10
 
 // Record is what the proxy knows about one call or run. Write turns it
 // into an Entry: one JSON line.
@@ -44,10 +53,14 @@ type Record struct {
 	Error   string
 	TraceID string // the OpenTelemetry trace id, hex; "" without tracing
 	// Args are the call's arguments as the model sees them: tokenized by
-	// the caller (never raw personal data). Write shortens them.
+	// the caller (never raw personal data). Write keeps them whole up to
+	// MaxArgs.
 	Args json.RawMessage
 	// Calls is the number of tool calls a run made.
 	Calls int
+	// Token, TokenType and Origin describe the token of a KindFlow
+	// record: "[EMAIL_1]", "EMAIL", the tool whose result minted it.
+	Token, TokenType, Origin string
 }
 
 // Entry is one line of the audit file.
@@ -67,8 +80,11 @@ type Entry struct {
 	IsError     bool      `json:"is_error"`
 	Error       string    `json:"error,omitempty"`
 	TraceID     string    `json:"trace_id,omitempty"`
-	Args        string    `json:"args,omitempty"` // shortened JSON, for reading
+	Args        string    `json:"args,omitempty"` // the JSON as it was, cut past MaxArgs with a notice
 	Calls       int       `json:"calls,omitempty"`
+	Token       string    `json:"token,omitempty"`
+	TokenType   string    `json:"token_type,omitempty"`
+	Origin      string    `json:"origin,omitempty"`
 }
 
 // Options changes how a Log works. The zero value (or nil) is what
@@ -182,12 +198,22 @@ func entry(r Record) Entry {
 		CodeHash: r.CodeHash, Tool: r.Tool, Decision: r.Decision, Rule: r.Rule, Approval: r.Approval,
 		DurationMS:  float64(r.Duration.Microseconds()) / 1000,
 		ResultBytes: r.ResultBytes, IsError: r.IsError, TraceID: r.TraceID, Calls: r.Calls,
-		Error: shorten.Text(r.Error, 200),
+		Error: shorten.Text(r.Error, 200), Token: r.Token, TokenType: r.TokenType, Origin: r.Origin,
 	}
 	if len(r.Args) > 0 {
-		e.Args = shorten.JSON(r.Args, shorten.Default)
+		e.Args = shorten.Text(compactJSON(r.Args), MaxArgs)
 	}
 	return e
+}
+
+// compactJSON is raw without insignificant space; raw as it is when it
+// is no JSON.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // CodeHash identifies a run's code without recording it: "sha256:" and

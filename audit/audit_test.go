@@ -65,7 +65,7 @@ func TestWriteAndRead(t *testing.T) {
 	want := []Entry{
 		{Time: t0, Kind: "call", Session: "s1", RunID: "r1", Tool: "memory.create_entities", Decision: "ask",
 			Rule: "policy rule 1 (memory.create_*)", Approval: "allow_once", DurationMS: 12.5, ResultBytes: 240, TraceID: "abc",
-			Args: `{"observations":["[EMAIL_1]","` + strings.Repeat("y", 80) + `…(+20)"]}`},
+			Args: `{"observations":["[EMAIL_1]","` + strings.Repeat("y", 100) + `"]}`},
 		{Time: t0.Add(time.Second), Kind: "call", Session: "s1", RunID: "r1", Tool: "memory.delete_entities", Decision: "deny",
 			Rule: "policy rule 2 (memory.delete_*)", IsError: true, Error: "denied by policy rule 2"},
 		{Time: t0.Add(2 * time.Second), Kind: "run", Session: "s1", RunID: "r1", Language: "lua", CodeHash: CodeHash("print(1)"),
@@ -73,6 +73,25 @@ func TestWriteAndRead(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
+// TestArgsWholeUpToCap: an entry keeps a call's arguments whole (the
+// eleventh recipient too), and past MaxArgs cuts them saying how much.
+func TestArgsWholeUpToCap(t *testing.T) {
+	var to []string
+	for i := 1; i <= 11; i++ {
+		to = append(to, fmt.Sprintf("[EMAIL_%d]", i))
+	}
+	args, _ := json.Marshal(map[string]any{"to": to, "body": strings.Repeat("z", 300) + " pay [IBAN_1]"})
+	e := entry(Record{Kind: KindCall, Args: args})
+	if e.Args != string(args) {
+		t.Errorf("args\n got %s\nwant %s", e.Args, args)
+	}
+	big, _ := json.Marshal(map[string]string{"body": strings.Repeat("z", MaxArgs)})
+	e = entry(Record{Kind: KindCall, Args: big})
+	if len(e.Args) > MaxArgs+32 || !strings.HasSuffix(e.Args, fmt.Sprintf("…(+%d bytes)", len(big)-MaxArgs)) {
+		t.Errorf("args of %d bytes kept as %d bytes ending %q; want cut at %d with a notice", len(big), len(e.Args), e.Args[len(e.Args)-20:], MaxArgs)
 	}
 }
 

@@ -77,6 +77,10 @@ func TestSampleConfig(t *testing.T) {
 	if diff := cmp.Diff(wantAudit, cfg.Audit); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
 	}
+	// Its demo keeps what it reads from files in the memory server.
+	if want := []PIIFlow{{From: "filesystem.*", To: "memory.*", Action: ActionAllow}}; !cmp.Equal(want, cfg.PII.Flows, cmpopts.IgnoreFields(PIIFlow{}, "Line")) {
+		t.Errorf("pii.flows %+v, want %+v", cfg.PII.Flows, want)
+	}
 	wantPolicy := []PolicyRule{{Annotations: map[string]bool{"destructiveHint": true}, Action: ActionAsk}}
 	if diff := cmp.Diff(wantPolicy, cfg.Policy.Rules, cmpopts.IgnoreFields(PolicyRule{}, "Line")); diff != "" {
 		t.Errorf("policy rules (-want +got):\n%s", diff)

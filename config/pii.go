@@ -31,6 +31,8 @@ type PII struct {
 	VaultMaxEntries int
 	VaultMaxBytes   int64
 	VaultTTL        time.Duration
+	// Flows are the rules for where a token's value may go (piiflows.go).
+	Flows []PIIFlow
 }
 
 // PIICustom is one custom detector: the upper-cased name is the token type.
@@ -40,7 +42,7 @@ type PIICustom struct {
 }
 
 var (
-	piiKeys    = []string{"enabled", "detectors", "phone_regions", "allow", "custom", "trusted_upstreams", "vault"}
+	piiKeys    = []string{"enabled", "detectors", "phone_regions", "allow", "custom", "trusted_upstreams", "vault", "flows"}
 	vaultKeys  = []string{"max_entries", "max_bytes", "ttl"}
 	customKeys = []string{"name", "pattern"}
 )
@@ -50,7 +52,9 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "pii", "a map (enabled, detectors, phone_regions, allow, custom, trusted_upstreams, vault)")
+	fs, _ := d.mapping(n, "pii", "a map (enabled, detectors, phone_regions, allow, custom, trusted_upstreams, vault, flows)")
+	var flowTypes [][]*yaml.Node
+	defer func() { d.checkFlowTypes("pii.flows", pii, flowTypes) }()
 	for _, f := range fs {
 		p := join("pii", f.name)
 		if isNull(f.val) {
@@ -86,6 +90,8 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 			}
 		case "vault":
 			d.piiVault(f.val, p, pii)
+		case "flows":
+			flowTypes = d.piiFlows(f.val, p, pii)
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, piiKeys))
 		}

@@ -17,6 +17,7 @@ import (
 //	  default: allow                  # allow (default) | ask | deny
 //	  approval_timeout: 2m            # how long an "ask" waits for the person
 //	  pin_tools: true                 # hold a tool whose definition changed (default)
+//	  approval_reveal: false          # true: approval forms show whole values, not glimpses
 //	  rules:                          # first match wins
 //	    - match: memory.delete_*      # glob over server.tool (skills.NAME too)
 //	      action: deny
@@ -41,6 +42,9 @@ type Policy struct {
 	// NoPinTools is "pin_tools: false": toolfold does not pin tools'
 	// definitions, so a tool whose definition changes is not held.
 	NoPinTools bool
+	// ApprovalReveal is "approval_reveal: true": an approval form shows
+	// the whole value behind each token, not only a glimpse of it.
+	ApprovalReveal bool
 }
 
 // PolicyRule is one entry of policy.rules. It matches a call when every
@@ -109,7 +113,7 @@ var DefaultAudit = Audit{MaxSizeMB: DefaultAuditMaxSizeMB, MaxBackups: DefaultAu
 var PolicyHints = []string{"destructiveHint", "readOnlyHint", "idempotentHint", "openWorldHint"}
 
 var (
-	policyKeys = []string{"default", "rules", "approval_timeout", "pin_tools"}
+	policyKeys = []string{"default", "rules", "approval_timeout", "pin_tools", "approval_reveal"}
 	ruleKeys   = []string{"match", "annotations", "action", "rate", "per"}
 	actions    = []string{ActionAllow, ActionAsk, ActionDeny}
 	// actionAliases are words people reach for, by the action they mean.
@@ -124,7 +128,7 @@ func (d *decoder) policy(n *yaml.Node, p *Policy) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "policy", "a map (default, rules, approval_timeout, pin_tools)")
+	fs, _ := d.mapping(n, "policy", "a map (default, rules, approval_timeout, pin_tools, approval_reveal)")
 	var rules *yaml.Node
 	for _, f := range fs {
 		pth := join("policy", f.name)
@@ -140,6 +144,8 @@ func (d *decoder) policy(n *yaml.Node, p *Policy) {
 			if b, ok := d.boolean(f.val, pth); ok {
 				p.NoPinTools = !b
 			}
+		case "approval_reveal":
+			setIf(&p.ApprovalReveal)(d.boolean(f.val, pth))
 		case "rules":
 			rules = f.val // decoded once default is known: a rule without action takes it
 		default:

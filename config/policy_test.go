@@ -47,6 +47,7 @@ func TestPolicySection(t *testing.T) {
 			{Match: "*.send_*", Action: ActionAsk, Rate: PolicyRate{Limit: 5, Window: time.Hour}, Line: 5},
 		}}},
 		{"no pins", base + "policy:\n  pin_tools: false\n", Policy{Default: ActionAllow, ApprovalTimeout: DefaultApprovalTimeout, NoPinTools: true}},
+		{"reveal", base + "policy:\n  approval_reveal: true\n", Policy{Default: ActionAllow, ApprovalTimeout: DefaultApprovalTimeout, ApprovalReveal: true}},
 		{"both conditions", base + "policy:\n  rules:\n    - {match: memory.*, annotations: {readOnlyHint: false, openWorldHint: false}, action: deny}\n",
 			Policy{Default: ActionAllow, ApprovalTimeout: DefaultApprovalTimeout, Rules: []PolicyRule{
 				{Match: "memory.*", Annotations: map[string]bool{"readOnlyHint": false, "openWorldHint": false}, Action: ActionDeny, Line: 6},

@@ -27,8 +27,8 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	src := &upstreamSource{baseDir: cfg.Dir, x: x}
 	found, typo := false, false
-	var piiKey *yaml.Node    // trusted_upstreams are checked once upstreams are read
-	var policyVal *yaml.Node // so are the servers policy rules name
+	var piiKey, piiVal *yaml.Node // trusted_upstreams and flows are checked once upstreams are read
+	var policyVal *yaml.Node      // so are the servers policy rules name
 	for _, f := range fs {
 		switch f.name {
 		case "upstreams":
@@ -44,7 +44,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.search(f.val, &cfg.Search, cfg.Dir, x)
 		case "pii":
 			d.pii(f.val, &cfg.PII)
-			piiKey = f.key
+			piiKey, piiVal = f.key, f.val
 		case "store":
 			d.store(f.val, &cfg.Store, x)
 		case "skills":
@@ -64,6 +64,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	if piiKey != nil {
 		d.checkPIIUpstreams(piiKey, cfg)
+		d.checkFlowServers(piiVal, cfg)
 	}
 	if policyVal != nil {
 		d.checkPolicyServers(policyVal, cfg)

@@ -36,7 +36,10 @@ func TestPIIThroughMemory(t *testing.T) {
 	cfg := writeConfig(t, configYAML(map[string]upstream{
 		"filesystem": npmUpstream(t, "filesystem", root),
 		"memory":     mem,
-	}))
+	})+`pii:
+  flows:   # the file's values may go to the memory server (by default a person is asked)
+    - {from: "filesystem.*", to: "memory.*", action: allow}
+`)
 	cs, frames := startStdioRecorded(t, cfg)
 
 	res := runScript(t, cs, `

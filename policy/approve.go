@@ -1,17 +1,19 @@
 package policy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/shorten"
+	"github.com/toolfold/toolfold/config"
 )
 
 // Approvals are one client session's "allow for this session" answers. A
@@ -104,6 +106,7 @@ const (
 	OutcomeCancelled    Outcome = "cancel"        // the person dismissed the form
 	OutcomeTimeout      Outcome = "timeout"       // no answer within the approval timeout
 	OutcomeUnavailable  Outcome = "unavailable"   // the client cannot ask (no elicitation)
+	OutcomeTooLarge     Outcome = "too_large"     // the call is too large to show; no one was asked
 )
 
 // Allowed reports whether the outcome lets the call through.
@@ -116,32 +119,80 @@ type ApprovalRequest struct {
 	Tool  string // qualified name
 	RunID string // the run_script run that makes the call; "" for a direct call
 	// Args are the call's arguments as the model sees them (tokenized);
-	// the form shows them shortened.
+	// the form shows them whole.
 	Args    json.RawMessage
 	Rule    Rule // the rule that asks
 	Changed bool // asked because the tool's definition changed
+	// Tokens say what each token in Args stands for; a token Args holds
+	// and Tokens does not list is shown as not from this session.
+	Tokens []TokenNote
+	// Reveal shows each token's whole value (policy.approval_reveal)
+	// instead of a glimpse of it.
+	Reveal bool
+	// Flows, when set, are the values the person is asked to let go to
+	// Tool (pii.flows); the form is then about them, not the tool.
+	Flows []FlowNote
 }
 
+// TokenNote is what the approval form says of one token in a call.
+type TokenNote struct {
+	Token   string // as the arguments hold it: "[EMAIL_2]"
+	Type    string // "EMAIL"
+	Origin  string // the qualified tool whose result minted it; "client": typed by the client or script
+	Glimpse string // enough of the value to judge it: "an address at example.org"
+	Value   string // the whole value; shown only with Reveal
+}
+
+// FlowNote is one value the person is asked to let go to the tool.
+type FlowNote struct {
+	Token string // "[EMAIL_2]"
+	From  string // where it came from
+	Rule  string // the rule that asks
+	Key   string // what "allow for this session" allows: FlowKey
+}
+
+// MaxShownArgs bounds the arguments an approval form shows: a call whose
+// arguments, indented, are larger is refused rather than shown cut.
+const MaxShownArgs = 64 << 10
+
+// ErrTooLarge is why a call too large to show is refused.
+var ErrTooLarge = fmt.Errorf("its arguments are larger than an approval form shows (%d KiB); "+
+	"split the work into smaller calls, or let a rule in proxy.yaml allow it without asking", MaxShownArgs>>10)
+
 // Params builds the elicitation/create request (form mode) that asks the
-// person: a message naming the tool, the run and the shortened arguments,
-// and one required field, decision, with the choices allow_once,
-// allow_session and deny.
-func (r ApprovalRequest) Params() *mcp.ElicitParams {
+// person: a message naming the tool and the run, the whole arguments,
+// what each token stands for, and one required field, decision, with the
+// choices allow_once, allow_session and deny. It fails with ErrTooLarge
+// when the arguments are too large to show whole.
+func (r ApprovalRequest) Params() (*mcp.ElicitParams, error) {
+	args, err := showArgs(r.Args)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	from := "A tool call"
 	if r.RunID != "" {
 		from = fmt.Sprintf("A script (run %s)", r.RunID)
 	}
 	fmt.Fprintf(&b, "%s wants to call %s.\n", from, r.Tool)
-	if args := shorten.JSON(r.Args, shorten.Default); args != "" {
-		fmt.Fprintf(&b, "Arguments: %s\n", args)
+	if args != "" {
+		fmt.Fprintf(&b, "Arguments, whole:\n%s\n", args)
 	}
-	if r.Changed {
-		fmt.Fprintf(&b, "The tool's definition changed since toolfold first saw it (`toolfold tools approve %s` accepts the change).\n", r.Tool)
-	} else {
-		fmt.Fprintf(&b, "toolfold asks because of %s.\n", r.Rule)
+	r.writeTokens(&b, args)
+	session := "allow " + r.Tool + " for the rest of this session"
+	switch {
+	case len(r.Flows) > 0:
+		b.WriteString("These values would leave the server they came from:\n")
+		for _, f := range r.Flows {
+			fmt.Fprintf(&b, "  %s from %s to %s (%s asks)\n", f.Token, orUnknown(f.From), r.Tool, f.Rule)
+		}
+		b.WriteString("Let them go?")
+		session = "let such values go (same origin server, tool and type) for the rest of this session"
+	case r.Changed:
+		fmt.Fprintf(&b, "The tool's definition changed since toolfold first saw it (`toolfold tools approve %s` accepts the change).\nAllow it?", r.Tool)
+	default:
+		fmt.Fprintf(&b, "toolfold asks because of %s.\nAllow it?", r.Rule)
 	}
-	b.WriteString("Allow it?")
 	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: b.String(),
@@ -151,15 +202,90 @@ func (r ApprovalRequest) Params() *mcp.ElicitParams {
 				ChoiceField: map[string]any{
 					"type":        "string",
 					"title":       "Decision",
-					"description": "Allow this call once, allow " + r.Tool + " for the rest of this session, or deny it.",
+					"description": "Allow this call once, " + session + ", or deny it.",
 					"enum":        []any{ChoiceAllowOnce, ChoiceAllowSession, ChoiceDeny},
 					"enumNames":   []any{"Allow once", "Allow for this session", "Deny"},
 				},
 			},
 			"required": []any{ChoiceField},
 		},
+	}, nil
+}
+
+// showArgs is the arguments indented for reading, whole; ErrTooLarge past
+// MaxShownArgs. Text that is not JSON is shown as it is.
+func showArgs(raw json.RawMessage) (string, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return "", nil
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "  ", "  "); err != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	if b.Len() > MaxShownArgs {
+		return "", ErrTooLarge
+	}
+	return "  " + b.String(), nil
+}
+
+// writeTokens says what each token the shown arguments hold stands for.
+func (r ApprovalRequest) writeTokens(b *strings.Builder, args string) {
+	notes := map[string]TokenNote{}
+	for _, n := range r.Tokens {
+		notes[n.Token] = n
+	}
+	toks := tokenShapes(args)
+	if len(toks) == 0 {
+		return
+	}
+	b.WriteString("The tokens stand for values toolfold puts back before the call:\n")
+	for _, t := range toks {
+		n, ok := notes[t]
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "  %s: NOT from this session's results; it reaches %s as written, the text %s\n", t, r.Tool, t)
+		case r.Reveal:
+			fmt.Fprintf(b, "  %s: %s %q, %s\n", t, strings.ToLower(n.Type), n.Value, origin(n.Origin))
+		default:
+			fmt.Fprintf(b, "  %s: %s, %s\n", t, n.Glimpse, origin(n.Origin))
+		}
 	}
 }
+
+// origin says where a token's value came from.
+func origin(o string) string {
+	switch o {
+	case "":
+		return "from a source toolfold does not know"
+	case config.FlowFromClient:
+		return "typed by the client or its script"
+	}
+	return "from " + o
+}
+
+func orUnknown(o string) string {
+	if o == "" {
+		return "an unknown source"
+	}
+	return o
+}
+
+// tokenShapes are the "[TYPE_n]" texts in s, each once, in order.
+func tokenShapes(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range tokenRE.FindAllString(s, -1) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var tokenRE = regexp.MustCompile(`\[[A-Z][A-Z0-9_]*_[0-9]+\]`)
 
 // ParseApproval reads the client's answer to Params' form. An accepted
 // form without a known choice counts as deny: the person did not allow
@@ -201,6 +327,10 @@ type Call struct {
 	// Args are the arguments as the model sees them (tokenized), for the
 	// approval form.
 	Args json.RawMessage
+	// Tokens say what the tokens in Args stand for, for the approval form.
+	Tokens []TokenNote
+	// Reveal shows whole values in the form (policy.approval_reveal).
+	Reveal bool
 }
 
 // Verdict is Authorize's account of a call, for the audit.
@@ -270,6 +400,8 @@ func (p *Policy) askFor(ctx context.Context, c Call, v Verdict, approvals *Appro
 		return v, v.refusal(name, ReasonNoElicitation, err)
 	case OutcomeCancelled:
 		return v, v.refusal(name, ReasonCancelled, err)
+	case OutcomeTooLarge:
+		return v, v.refusal(name, ReasonTooLarge, err)
 	}
 	return v, v.refusal(name, ReasonDeclined, err)
 }
@@ -282,10 +414,20 @@ func (v Verdict) refusal(tool string, r Reason, err error) *Refusal {
 // ask puts the form in front of the person and reads the answer. The
 // error is the client's, when it could not ask.
 func (p *Policy) ask(ctx context.Context, c Call, d Decision, ask Asker) (Outcome, error) {
+	return p.askRequest(ctx, ApprovalRequest{Tool: c.Tool.Name, RunID: c.RunID, Args: c.Args, Rule: d.Rule,
+		Changed: d.Changed, Tokens: c.Tokens, Reveal: c.Reveal}, ask)
+}
+
+// askRequest asks req, waiting at most the approval timeout. A call too
+// large to show is OutcomeTooLarge, with ErrTooLarge, asking no one.
+func (p *Policy) askRequest(ctx context.Context, req ApprovalRequest, ask Asker) (Outcome, error) {
+	params, err := req.Params()
+	if err != nil {
+		return OutcomeTooLarge, err
+	}
 	actx, cancel := context.WithTimeout(ctx, p.ApprovalTimeout())
 	defer cancel()
-	req := ApprovalRequest{Tool: c.Tool.Name, RunID: c.RunID, Args: c.Args, Rule: d.Rule, Changed: d.Changed}
-	res, err := ask(actx, req.Params())
+	res, err := ask(actx, params)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return OutcomeCancelled, ctx.Err()
@@ -296,7 +438,7 @@ func (p *Policy) ask(ctx context.Context, c Call, d Decision, ask Asker) (Outcom
 	}
 	out, err := ParseApproval(res)
 	if err != nil {
-		p.logger().Warn("policy: "+err.Error(), "tool", c.Tool.Name)
+		p.logger().Warn("policy: "+err.Error(), "tool", req.Tool)
 	}
 	return out, nil
 }

@@ -23,12 +23,12 @@ func TestParams(t *testing.T) {
 		Args:  json.RawMessage(`{"entities":[{"name":"Ada","observations":["mail [EMAIL_1]","` + strings.Repeat("x", 200) + `"]}]}`),
 		Rule:  Rule{Index: 1, Text: "memory.create_*"},
 	}
-	p := req.Params()
+	p := mustParams(t, req)
 	if p.Mode != "form" {
 		t.Errorf("Mode = %q, want form", p.Mode)
 	}
 	for _, want := range []string{"A script (run r-7) wants to call memory.create_entities.",
-		`Arguments: {"entities":[{"name":"Ada","observations":["mail [EMAIL_1]","xxxx`, "…(+120)",
+		`"mail [EMAIL_1]",`, `"` + strings.Repeat("x", 200) + `"`,
 		"toolfold asks because of policy rule 1 (memory.create_*).", "Allow it?"} {
 		if !strings.Contains(p.Message, want) {
 			t.Errorf("Message lacks %q:\n%s", want, p.Message)
@@ -41,9 +41,82 @@ func TestParams(t *testing.T) {
 	if string(schema) != want {
 		t.Errorf("schema\n got %s\nwant %s", schema, want)
 	}
-	changed := ApprovalRequest{Tool: "a.b", Changed: true}.Params().Message
+	changed := mustParams(t, ApprovalRequest{Tool: "a.b", Changed: true}).Message
 	if !strings.HasPrefix(changed, "A tool call wants to call a.b.\n") || !strings.Contains(changed, "`toolfold tools approve a.b`") {
 		t.Errorf("changed tool's message:\n%s", changed)
+	}
+}
+
+func mustParams(t *testing.T, r ApprovalRequest) *mcp.ElicitParams {
+	t.Helper()
+	p, err := r.Params()
+	if err != nil {
+		t.Fatalf("Params: %v", err)
+	}
+	return p
+}
+
+// TestParamsWholeCall: a mail to eleven recipients, the eleventh an
+// attacker's, with an IBAN at the end of a long body, shows every
+// recipient with its domain and where it came from, the IBAN's country
+// and last four, and flags a token no result of the session minted.
+func TestParamsWholeCall(t *testing.T) {
+	var to []string
+	var notes []TokenNote
+	for i := 1; i <= 11; i++ {
+		tok := fmt.Sprintf("[EMAIL_%d]", i)
+		to = append(to, tok)
+		domain := "example.org"
+		if i == 11 {
+			domain = "attacker.example"
+		}
+		notes = append(notes, TokenNote{Token: tok, Type: "EMAIL", Origin: "crm.list_contacts", Glimpse: "an address at " + domain,
+			Value: fmt.Sprintf("p%d@%s", i, domain)})
+	}
+	notes = append(notes, TokenNote{Token: "[IBAN_1]", Type: "IBAN", Origin: "files.read_text_file", Glimpse: "an IBAN of DE ending 3000",
+		Value: "DE89370400440532013000"})
+	body := strings.Repeat("Quarterly numbers attached. ", 40) + "Please pay to [IBAN_1]. Also cc [EMAIL_99]."
+	args, _ := json.Marshal(map[string]any{"to": to, "subject": "Q3", "body": body})
+	req := ApprovalRequest{Tool: "mail.send_message", Args: args, Rule: Rule{Index: 1, Text: "mail.*"}, Tokens: notes}
+	msg := mustParams(t, req).Message
+	for i := 1; i <= 11; i++ {
+		if !strings.Contains(msg, fmt.Sprintf("\"[EMAIL_%d]\"", i)) {
+			t.Errorf("recipient %d not shown:\n%s", i, msg)
+		}
+	}
+	for _, want := range []string{
+		"[EMAIL_11]: an address at attacker.example, from crm.list_contacts",
+		"[EMAIL_1]: an address at example.org, from crm.list_contacts",
+		"[IBAN_1]: an IBAN of DE ending 3000, from files.read_text_file",
+		"[EMAIL_99]: NOT from this session's results",
+		"Please pay to [IBAN_1]. Also cc [EMAIL_99].",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "p11@attacker.example") || strings.Contains(msg, "DE89370400440532013000") {
+		t.Errorf("whole values shown without approval_reveal:\n%s", msg)
+	}
+	req.Reveal = true
+	if msg := mustParams(t, req).Message; !strings.Contains(msg, `[EMAIL_11]: email "p11@attacker.example", from crm.list_contacts`) ||
+		!strings.Contains(msg, `"DE89370400440532013000"`) {
+		t.Errorf("approval_reveal: whole values not shown:\n%s", msg)
+	}
+}
+
+// TestParamsTooLarge: a call too large to show whole is refused, not cut.
+func TestParamsTooLarge(t *testing.T) {
+	args, _ := json.Marshal(map[string]string{"body": strings.Repeat("x", MaxShownArgs)})
+	if _, err := (ApprovalRequest{Tool: "a.b", Args: args}).Params(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Params of %d bytes: err %v, want ErrTooLarge", len(args), err)
+	}
+	p := New(config.Policy{Default: "ask"}, nil)
+	asked := false
+	ask := func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) { asked = true; return nil, nil }
+	v, err := p.Authorize(context.Background(), Call{Tool: Tool{Name: "a.b"}, Args: args}, &Approvals{}, ask)
+	if asked || err == nil || v.Approval != OutcomeTooLarge || !strings.Contains(err.Error(), "too large to show a person whole") {
+		t.Errorf("Authorize: asked %v, outcome %q, err %v; want refused unasked", asked, v.Approval, err)
 	}
 }
 
@@ -212,7 +285,7 @@ func TestApprovalAsInputRequest(t *testing.T) {
 	tool := func(_ context.Context, ctr *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, ok := ctr.Params.InputResponses["approval"].(*mcp.ElicitResult)
 		if !ok {
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"approval": req.Params()}}, nil
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"approval": mustParams(t, req)}}, nil
 		}
 		out, err := ParseApproval(res)
 		if err != nil {

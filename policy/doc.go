@@ -44,6 +44,24 @@
 // to do next: how to allow the tool in proxy.yaml, when to retry, how to
 // approve a changed definition.
 //
+// The form shows the whole call (ApprovalRequest.Args, indented, never cut:
+// a call larger than MaxShownArgs is refused, OutcomeTooLarge) and what
+// each token in it stands for (TokenNote: type, origin, a glimpse of the
+// value, or the whole value with Reveal); a token no result of the session
+// minted is flagged.
+//
+// # Flows
+//
+// Flows (flows.go) decide where the value behind a PII token may go
+// (pii.flows): Decide looks at a Flow (the token's type, the tools whose
+// results held the value, the tool called) and returns Allow, Ask or Deny
+// and the FlowRule that said so; with no rule, a value goes back to its
+// own server, one the client typed goes anywhere, and another server asks.
+// AuthorizeFlows settles one call's flows, asking about all its asked
+// flows in one form; "allow for this session" is kept per origin server,
+// tool and type in Approvals. A refusal is a *FlowRefusal that names the
+// pii.flows rule to add.
+//
 // # Rates
 //
 // Rates count calls in fixed windows aligned to the clock, per rule and

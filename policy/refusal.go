@@ -17,6 +17,7 @@ const (
 	ReasonTimeout       Reason = "timeout"        // no answer within policy.approval_timeout
 	ReasonNoElicitation Reason = "no_elicitation" // the client cannot ask (fail closed)
 	ReasonRateLimited   Reason = "rate_limited"   // over the rule's rate
+	ReasonTooLarge      Reason = "too_large"      // too large to show a person
 )
 
 // Refusal is the error of a call the policy did not let through. Its
@@ -58,6 +59,8 @@ func (r *Refusal) Error() string {
 		fmt.Fprintf(&b, "the person declined this call (%s); it was not made. Do not retry it unless they ask you to", r.asks())
 	case ReasonCancelled:
 		fmt.Fprintf(&b, "the person dismissed the approval without answering (%s); the call was not made", r.asks())
+	case ReasonTooLarge:
+		fmt.Fprintf(&b, "%s, but the call is too large to show a person whole, so the call was not made: %v", r.asks(), r.Err)
 	case ReasonTimeout:
 		fmt.Fprintf(&b, "no answer to the approval within %s (%s); the call was not made. "+
 			"Ask the person to watch for the prompt and retry, or raise policy.approval_timeout", r.Timeout, r.asks())

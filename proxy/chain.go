@@ -63,7 +63,7 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// prompts mirrored from upstreams): they were listed upstream
 		// with no client session, hence no vault, in reach. Everything
 		// else an upstream answers is tokenized on the upstream edge.
-		{"pii", piiListsMiddleware()},
+		{"pii", piiListsMiddleware(p.resourceOwner)},
 		// forward is innermost: it answers resources/read and
 		// logging/setLevel itself (forward.go), with the session and the
 		// vault already in its context, so an upstream's resource passes
@@ -139,9 +139,16 @@ func (p *Proxy) callChain() []namedCall {
 	return []namedCall{
 		// policy decides each call (deny, rate, ask the person), makes it
 		// when allowed, and writes its audit line, refused calls
-		// included (policy.go). It is the only entry: a call refused
-		// here must not be traced or counted as made.
+		// included (policy.go). A call refused here must not be traced
+		// or counted as made.
 		{"policy", p.guard.middleware()},
+		// flows decides, once the call itself is allowed, each PII token
+		// its arguments hold: may the value go from the tool that minted
+		// it to this one (pii.flows; flows.go)? It asks the person here,
+		// not on the upstream edge, for the same reason as policy; the
+		// edge restores only what it allowed. A refusal passes policy on
+		// its way out, so the call's audit line records it.
+		{"flows", p.guard.flowsMiddleware()},
 	}
 }
 

@@ -49,6 +49,13 @@
 // person decides. Tools are pinned as the catalog is built, and
 // search_tools shows each tool's policy.
 //
+// Where a PII token's value may go (flows.go): callChain's flows entry
+// decides each token a call's arguments hold, by pii.flows and, where it
+// asks, by the person (the same form); the upstream edge (rewrite.go)
+// restores only what it allowed, and decides requests that are no tool
+// call by the rules alone. Tokens minted from an answer record the tool
+// that gave it.
+//
 // A client session is one Session (session.go): its lifetime context, PII
 // vault, workspace, log level, recent searches, the relay's bookkeeping of
 // its requests in flight and progress tokens, its share of the run slots

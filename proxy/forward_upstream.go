@@ -94,7 +94,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 		defer done()
 		res, err := s.ss.CreateMessageWithTools(sctx, f.p.pii.samplingFor(s, up, req.Params))
-		f.p.pii.samplingBack(s, res)
+		f.p.pii.samplingBack(s, up, res)
 		return res, err
 	}
 	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -256,12 +256,12 @@ func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitPar
 	res, err := s.ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitFor(s, up, params))
 	if err != nil {
 		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
-			f.p.pii.elicitBack(s, raw)
+			f.p.pii.elicitBack(s, up, raw)
 			return raw, nil
 		}
 		return nil, err
 	}
-	f.p.pii.elicitBack(s, res)
+	f.p.pii.elicitBack(s, up, res)
 	return res, nil
 }
 

@@ -25,10 +25,12 @@ import (
 // callChain) decides every tool call, asks a person when the policy says
 // so, and writes the audit line.
 type guard struct {
-	pol   *policy.Policy
-	pins  *policy.Pins // nil: pinning is off (policy.pin_tools: false) or there is no store
-	audit *audit.Log   // nil: the audit is off
-	log   *slog.Logger
+	pol    *policy.Policy
+	flows  *policy.Flows // pii.flows (flows.go)
+	reveal bool          // policy.approval_reveal: forms show whole values
+	pins   *policy.Pins  // nil: pinning is off (policy.pin_tools: false) or there is no store
+	audit  *audit.Log    // nil: the audit is off
+	log    *slog.Logger
 
 	tools atomic.Pointer[map[string]policy.Tool] // qualified name -> what a decision looks at
 
@@ -157,10 +159,11 @@ func (g *guard) middleware() callMiddleware {
 			asid := auditSession(s)
 			t := g.tool(ctx, c.Name)
 			var args json.RawMessage // tokenized only when someone will read them
+			var notes []policy.TokenNote
 			if g.audit != nil || g.pol.Decide(t).Action == policy.Ask {
-				args = modelArgs(ctx, c.Args)
+				args, notes = shownArgs(ctx, c.Args)
 			}
-			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args},
+			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args, Tokens: notes, Reveal: g.reveal},
 				approvals, pausing(askerOf(ctx)))
 			start := time.Now()
 			var res callResult
@@ -201,7 +204,7 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 	if err != nil {
 		r.Error = err.Error()
 		if v := rewrite.FromContext(ctx); v != nil {
-			r.Error = v.Tokenize(r.Error)
+			r.Error = v.From(r.Tool).Tokenize(r.Error)
 		}
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
@@ -224,14 +227,16 @@ func auditSession(s *Session) string {
 
 // modelArgs are a call's arguments as the model may see them: PII
 // replaced by the session's tokens (a script may hold a raw value its
-// author typed), for the approval form and the audit. The call itself is
-// made with the arguments as given.
+// author typed: its token records the client as its origin), for the
+// approval form and the audit; the tokens the arguments hold already stay
+// as they are, so the form shows them. The call itself is made with the
+// arguments as given.
 func modelArgs(ctx context.Context, args json.RawMessage) json.RawMessage {
 	v := rewrite.FromContext(ctx)
 	if v == nil || len(args) == 0 {
 		return args
 	}
-	b, err := v.TokenizeJSON(args)
+	b, err := v.ShowJSON(args)
 	if err != nil {
 		return json.RawMessage(`"(arguments not shown: not JSON)"`)
 	}
@@ -242,7 +247,8 @@ func modelArgs(ctx context.Context, args json.RawMessage) json.RawMessage {
 // message names the tool already.
 func isRefusal(err error) bool {
 	var r *policy.Refusal
-	return errors.As(err, &r)
+	var fr *policy.FlowRefusal
+	return errors.As(err, &r) || errors.As(err, &fr)
 }
 
 // runInfo names the run a call belongs to, for approvals and the audit.

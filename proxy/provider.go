@@ -164,7 +164,7 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 	}
 	return ps.tel.traceProviderCall(ctx, pr.Name(), server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
 		res, err := pr.CallTool(ctx, server, params)
-		v := rewrite.FromContext(ctx)
+		v := rewrite.FromContext(ctx).From(server + "." + params.Name)
 		if v == nil {
 			return res, err
 		}

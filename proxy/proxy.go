@@ -177,6 +177,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.skillTools = &skillProvider{p: p}
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
+	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
+	if p.pii != nil {
+		p.pii.guard = p.guard // flow decisions on the upstream edge are audited too
+	}
 	p.tools.chain = composeCalls(p.callChain()) // chain.go
 	p.fwd = newForwarder(p)
 	p.pool.setHooks(p.fwd)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
 )
 
@@ -30,6 +31,8 @@ type piiState struct {
 	det     *rewrite.Detector
 	limits  rewrite.Limits
 	trusted map[string]bool
+	flows   *policy.Flows // pii.flows: where a token's value may go (flows.go)
+	guard   *guard        // for the audit of flow decisions; nil: none
 }
 
 // newPIIState builds the policy of cfg; nil when PII rewriting is off.
@@ -57,6 +60,7 @@ func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
 		det:     det,
 		limits:  rewrite.Limits{MaxEntries: cfg.VaultMaxEntries, MaxBytes: cfg.VaultMaxBytes, TTL: cfg.VaultTTL},
 		trusted: make(map[string]bool),
+		flows:   policy.NewFlows(cfg.Flows),
 	}
 	for _, n := range cfg.TrustedUpstreams {
 		s.trusted[n] = true
@@ -92,8 +96,10 @@ func (s *piiState) redactFunc() func(string) string {
 }
 
 // piiListsMiddleware tokenizes, with the vault of the request's session,
-// copies of the lists the SDK serves from toolfold's registry.
-func piiListsMiddleware() mcp.Middleware {
+// copies of the lists the SDK serves from toolfold's registry. A resource's
+// tokens record the upstream that listed it (owner) as their origin, so a
+// URI read back goes to its own server freely.
+func piiListsMiddleware(owner func(exposedURI string) string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -103,7 +109,12 @@ func piiListsMiddleware() mcp.Middleware {
 			}
 			switch r := res.(type) {
 			case *mcp.ListResourcesResult:
-				return v.ResourcesFor(r), nil
+				return v.ResourcesFrom(r, func(res *mcp.Resource) string {
+					if up := owner(res.URI); up != "" {
+						return up + ".resources/list"
+					}
+					return "" // unknown: its tokens go nowhere without a person's yes
+				}), nil
 			case *mcp.ListResourceTemplatesResult:
 				return v.TemplatesFor(r), nil
 			case *mcp.ListPromptsResult:
@@ -134,7 +145,10 @@ func (s *piiState) scriptContext(ctx context.Context, h *scriptHost) context.Con
 // rewriteMiddleware restores tokens in requests to the upstream named up
 // and tokenizes its answers, with the vault the context carries. Without
 // one (PII off, or toolfold's own requests such as tools/list) requests
-// pass unchanged. A trusted upstream's answers are not tokenized.
+// pass unchanged. A trusted upstream's answers are not tokenized. A token
+// is restored only where pii.flows lets its value go to the request's
+// destination (flows.go); the tokens minted from an answer remember the
+// tool that gave it.
 func rewriteMiddleware(up string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -142,11 +156,16 @@ func rewriteMiddleware(up string) mcp.Middleware {
 			if v == nil {
 				return next(ctx, method, req)
 			}
+			s, _ := ctx.Value(piiKey{}).(*piiState)
+			if err := s.checkFlows(ctx, v, up, req); err != nil {
+				return nil, err
+			}
 			req = detokenizeRequest(v, req)
 			res, err := next(ctx, method, req)
-			if s, _ := ctx.Value(piiKey{}).(*piiState); s != nil && s.trusted[up] {
+			if s != nil && s.trusted[up] {
 				return res, err
 			}
+			v = v.From(originOf(up, method, req))
 			if err != nil {
 				return res, v.TokenizeError(err)
 			}

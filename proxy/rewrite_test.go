@@ -189,7 +189,7 @@ func TestPIITracesSeeTokens(t *testing.T) {
 func TestRewriteMiddlewareResourcesAndPrompts(t *testing.T) {
 	s := newPIIState(config.PII{}, nil)
 	v := s.newVault()
-	v.Tokenize("ann@example.com") // [EMAIL_1]
+	v.From("up.find").Tokenize("ann@example.com") // [EMAIL_1], from the same server
 	ctx := s.withVault(context.Background(), v)
 	var seen []string
 	next := func(_ context.Context, method string, req mcp.Request) (mcp.Result, error) {

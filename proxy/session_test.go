@@ -96,7 +96,7 @@ func TestChainOrder(t *testing.T) {
 		"client resources/read":   {"recover", "trace", "log", "session", "pii", "forward"},
 		"upstream resources/read": {"track", "order", "trace", "log", "discover", "rewrite"},
 		// Every call of a provider's tool, before the upstream edge.
-		"call tools/call":     {"policy"},
+		"call tools/call":     {"policy", "flows"},
 		"upstream tools/call": {"track", "order", "trace", "log", "discover", "rewrite"},
 	}
 	got := map[string][]string{}

@@ -276,7 +276,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	}
 	text = p.renderRun(res, host.resultTokens.Load(), waited)
 	if p.pii != nil && len(p.pii.trusted) == 0 { // what the script printed, decoded or assembled (issue 15)
-		text = rewrite.FromContext(p.pii.scriptContext(ctx, host)).ScanOutput(text)
+		text = rewrite.FromContext(p.pii.scriptContext(ctx, host)).From(rewrite.OriginClient).ScanOutput(text)
 	}
 	if res.Err != nil {
 		err = res.Err

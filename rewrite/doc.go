@@ -21,8 +21,11 @@
 // A Vault belongs to one client session. Tokenize replaces every value
 // found by a stable token such as [EMAIL_1] (the same value gets the same
 // token for the life of the vault); Detokenize puts values back into text
-// or JSON on its way to an upstream. Values never leave the vault except
-// through Detokenize: Vault has no accessor and logs only counts.
+// or JSON on its way to an upstream. Values leave the vault only through
+// Detokenize and Describe (for the flow policy and a person's approval);
+// a Vault logs only counts. Each entry remembers the tool whose result
+// minted it (From returns a view that mints with a given origin), so the
+// proxy can decide whether a value may go where a call sends it.
 //
 // The round trip Detokenize(Tokenize(x)) == x holds for every input, even
 // one that already contains text shaped like a token: such text is itself

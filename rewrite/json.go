@@ -17,6 +17,12 @@ import (
 // Keys are tokenized too: objects keyed by email or IP address are
 // common, and a key only changes when a detector fires on it.
 func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
+	return v.tokenizeJSON(raw, true)
+}
+
+// tokenizeJSON is TokenizeJSON; without literals, text shaped like a token
+// is left as it is.
+func (v *Vault) tokenizeJSON(raw []byte, literals bool) ([]byte, error) {
 	spans := make([]Span, 0, 16)
 	return walkJSON(raw, func(out *bytes.Buffer, lit string, escaped bool, hint string) error {
 		s := lit[1 : len(lit)-1]
@@ -27,7 +33,7 @@ func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
 			}
 			s = u
 		}
-		t := v.tokenizeWith(s, hint, &spans)
+		t := v.tokenizeSpans(s, hint, &spans, literals)
 		if t == s {
 			out.WriteString(lit)
 			return nil
@@ -41,7 +47,7 @@ func (v *Vault) TokenizeJSON(raw []byte) ([]byte, error) {
 		}
 		return nil
 	}, func(out *bytes.Buffer, num string, hint string) {
-		if t := v.tokenizeWith(num, hint, &spans); t != num {
+		if t := v.tokenizeSpans(num, hint, &spans, literals); t != num {
 			writeJSONString(out, t)
 			return
 		}

@@ -16,6 +16,13 @@ import (
 // ResourcesFor is a copy of res with each resource's URI, name, title and
 // description tokenized. A nil vault returns res.
 func (v *Vault) ResourcesFor(res *mcp.ListResourcesResult) *mcp.ListResourcesResult {
+	return v.ResourcesFrom(res, nil)
+}
+
+// ResourcesFrom is ResourcesFor where what a resource's fields mint
+// records origin(the resource) as its origin (the upstream that listed
+// it); a nil origin mints with v's own.
+func (v *Vault) ResourcesFrom(res *mcp.ListResourcesResult, origin func(*mcp.Resource) string) *mcp.ListResourcesResult {
 	if v == nil || res == nil {
 		return res
 	}
@@ -24,7 +31,11 @@ func (v *Vault) ResourcesFor(res *mcp.ListResourcesResult) *mcp.ListResourcesRes
 	for i, r := range res.Resources {
 		if r != nil {
 			c := *r
-			c.URI, c.Name, c.Title, c.Description = v.Tokenize(r.URI), v.Tokenize(r.Name), v.Tokenize(r.Title), v.Tokenize(r.Description)
+			w := v
+			if origin != nil {
+				w = v.From(origin(r))
+			}
+			c.URI, c.Name, c.Title, c.Description = w.Tokenize(r.URI), w.Tokenize(r.Name), w.Tokenize(r.Title), w.Tokenize(r.Description)
 			r = &c
 		}
 		out.Resources[i] = r

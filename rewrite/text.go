@@ -30,7 +30,13 @@ func (v *Vault) tokenize(s, hint string) string {
 
 // tokenizeWith is tokenize with a span buffer of the caller's, reused.
 func (v *Vault) tokenizeWith(s, hint string, buf *[]Span) string {
-	spans := v.det.find(s, hint, (*buf)[:0], true)
+	return v.tokenizeSpans(s, hint, buf, true)
+}
+
+// tokenizeSpans is tokenizeWith; without literals, text shaped like a
+// token is left as it is (ShowJSON).
+func (v *Vault) tokenizeSpans(s, hint string, buf *[]Span, literals bool) string {
+	spans := v.det.find(s, hint, (*buf)[:0], literals)
 	*buf = spans[:0]
 	if len(spans) == 0 {
 		return s

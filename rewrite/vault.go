@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -36,7 +37,28 @@ func (l Limits) withDefaults() Limits {
 // concurrent use. When full, the least recently used entry is forgotten;
 // token numbers are never reused, so a forgotten token is unknown (it
 // passes through unchanged) rather than someone else's value.
+//
+// Each entry remembers where its value came from: the qualified tool
+// whose result minted it (server.tool, skills.NAME), or OriginClient for a
+// value the client or its script typed. A Vault mints with its origin:
+// From returns a view of the same vault that mints with another one.
 type Vault struct {
+	*vaultCore
+	origin string // what minting through this view records; "" unknown
+}
+
+// Origins a vault entry can have besides a qualified tool name.
+const (
+	// OriginClient marks a value the client or its script typed (found in
+	// a call's arguments or in what a run printed), not a server's.
+	OriginClient = "client"
+	// maxOrigins bounds the origins an entry keeps: the first minter and
+	// the next tools whose results held the same value.
+	maxOrigins = 4
+)
+
+// vaultCore is the state every view of one vault shares.
+type vaultCore struct {
 	det    *Detector
 	limits Limits
 	now    func() time.Time
@@ -52,19 +74,34 @@ type Vault struct {
 type entry struct {
 	value, token string
 	used         time.Time
+	origins      []string // the first minter first; at most maxOrigins
 }
 
 // NewVault makes an empty vault that finds values with d.
 func NewVault(d *Detector, l Limits) *Vault {
-	return &Vault{
+	return &Vault{vaultCore: &vaultCore{
 		det:     d,
 		limits:  l.withDefaults(),
 		now:     time.Now,
 		byValue: make(map[string]*list.Element),
 		byToken: make(map[string]*list.Element),
 		next:    make(map[string]int),
-	}
+	}}
 }
+
+// From is a view of v that records origin (a qualified tool name, or
+// OriginClient) on what it mints; a value already held keeps its first
+// origin and gains origin as another. Values, tokens and limits are v's.
+// A nil v gives nil.
+func (v *Vault) From(origin string) *Vault {
+	if v == nil {
+		return nil
+	}
+	return &Vault{vaultCore: v.vaultCore, origin: origin}
+}
+
+// Origin is what minting through v records.
+func (v *Vault) Origin() string { return v.origin }
 
 // Len reports the number of values held.
 func (v *Vault) Len() int {
@@ -91,19 +128,30 @@ func (v *Vault) token(typ, value string, now time.Time) string {
 		if now.Sub(en.used) <= v.limits.TTL {
 			en.used = now
 			v.lru.MoveToFront(e)
+			en.addOrigin(v.origin)
 			return en.token
 		}
 		v.remove(e)
 	}
 	v.next[typ]++
 	tok := "[" + typ + "_" + strconv.Itoa(v.next[typ]) + "]"
-	en := &entry{value: value, token: tok, used: now}
+	en := &entry{value: value, token: tok, used: now, origins: []string{v.origin}}
 	e := v.lru.PushFront(en)
 	v.byValue[value] = e
 	v.byToken[tok] = e
 	v.bytes += int64(len(value) + len(tok))
 	v.evict(now)
 	return tok
+}
+
+// addOrigin records that origin's result held the value too. The client
+// is recorded only as the first origin: a script that prints or passes a
+// value a server gave (decoded from a field the detectors did not read)
+// must not make it the client's, free to go anywhere.
+func (en *entry) addOrigin(origin string) {
+	if origin != OriginClient && len(en.origins) < maxOrigins && !slices.Contains(en.origins, origin) {
+		en.origins = append(en.origins, origin)
+	}
 }
 
 // evict drops expired entries and, beyond the limits, the least recently

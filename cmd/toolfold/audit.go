@@ -119,8 +119,11 @@ func printAudit(w io.Writer, entries []audit.Entry, args bool) {
 			}
 		}
 		what := e.Tool
-		if e.Kind == audit.KindRun {
+		switch e.Kind {
+		case audit.KindRun:
 			what = strings.TrimSpace(fmt.Sprintf("run %s %s, %s", e.Language, e.CodeHash, plural(e.Calls, "call")))
+		case audit.KindFlow: // a token restored into a call, or not
+			what = fmt.Sprintf("flow %s %s from %s to %s", e.Token, e.TokenType, dash(e.Origin), e.Tool)
 		}
 		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", e.Time.UTC().Format("2006-01-02 15:04:05"),
 			dash(clip(e.Session, 12)), dash(e.RunID), what, dash(decision(e)), dash(e.Approval),

@@ -42,6 +42,8 @@ func TestAuditCommand(t *testing.T) {
 		{Kind: audit.KindCall, Time: now.Add(-9 * time.Minute), Session: "s-new", RunID: "r2", Tool: "memory.delete_entities", Decision: "deny",
 			Rule: "policy rule 2 (memory.delete_*)", IsError: true, Error: "memory.delete_entities: denied by policy rule 2"},
 		{Kind: audit.KindRun, Time: now.Add(-8 * time.Minute), Session: "s-new", RunID: "r2", Language: "lua", CodeHash: "sha256:0123456789abcdef", Calls: 2},
+		{Kind: audit.KindFlow, Time: now.Add(-7 * time.Minute), Session: "s-new", RunID: "r3", Tool: "mail.send", Token: "[EMAIL_1]",
+			TokenType: "EMAIL", Origin: "crm.get", Decision: "ask", Rule: "the flow default (another server: ask)", Approval: "unavailable"},
 	} {
 		if err := l.Write(r); err != nil {
 			t.Fatal(err)
@@ -56,7 +58,8 @@ func TestAuditCommand(t *testing.T) {
 	}{
 		{"all", nil, 0, []string{"TIME (UTC)", "memory.read_graph", "allow by the policy default (allow)",
 			"ask by rule 1 (memory.create_*)", "allow_once", "deny by rule 2 (memory.delete_*)", "error: memory.delete_entities: denied",
-			"run lua sha256:0123456789abcdef, 2 calls"}, []string{"ARGS"}},
+			"run lua sha256:0123456789abcdef, 2 calls", "flow [EMAIL_1] EMAIL from crm.get to mail.send",
+			"ask by the flow default (another server: ask)"}, []string{"ARGS"}},
 		{"since", []string{"--since", "1h"}, 0, []string{"memory.create_entities"}, []string{"memory.read_graph"}},
 		{"tool", []string{"--tool", "memory.*_entities"}, 0, []string{"memory.create_entities", "memory.delete_entities"},
 			[]string{"memory.read_graph", "run lua"}},

@@ -3,8 +3,10 @@
 // objects show their first items and how many more there are, deep
 // values are elided. The result is for reading, not for parsing again.
 //
-// The approval form of package policy and the records of package audit
-// both show arguments this way, so a person sees the same text in both.
+// Text cuts the audit's error messages and, past their size cap, its
+// arguments. Approval forms and audit records show a call's arguments
+// whole (issue 28: a cut form hid an eleventh recipient), so JSON is for
+// places that only summarize.
 package shorten
 
 import (

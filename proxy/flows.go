@@ -1,0 +1,194 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/audit"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/policy"
+	"github.com/toolfold/toolfold/rewrite"
+)
+
+// Where a token's value may go (pii.flows, issue 29). Restoring a token
+// into a call lets the value leave the tool whose result minted it, so it
+// is decided, in two places:
+//
+//   - callChain's flows entry (flowsMiddleware) decides, before the call,
+//     every token a tool call's arguments hold: a deny refuses the call, an
+//     ask puts one approval form to the person (the policy's form, with
+//     the flows listed). What it allowed travels in the context to the
+//     upstream edge as a flowPermit.
+//   - rewriteMiddleware, on the upstream edge, restores a token only where
+//     the permit or the rules allow it (checkFlows): so a path that skips
+//     callChain (a passthrough resources/read, prompts/get) is decided
+//     there, by the rules alone, since no person can be asked there.
+//
+// Every decision is one audit line (kind "flow"): token, type, origin,
+// destination, rule, decision, approval; never the value.
+
+// flowPermit is what the flows entry allowed for one call: the tokens the
+// upstream edge may restore into a call of tool.
+type flowPermit struct {
+	tool   string
+	tokens map[string]bool
+}
+
+type permitKey struct{}
+
+// flowsMiddleware is callChain's "flows" entry (see above). A skill's
+// call restores nothing (the skill's own calls are decided each in turn).
+func (g *guard) flowsMiddleware() callMiddleware {
+	return func(next callFunc) callFunc {
+		return func(ctx context.Context, c toolCall) (callResult, error) {
+			v := rewrite.FromContext(ctx)
+			if v == nil || policy.ServerOf(c.Name) == config.SkillsUpstream {
+				return next(ctx, c)
+			}
+			toks := v.TokensIn(c.Args)
+			if len(toks) == 0 {
+				return next(ctx, c)
+			}
+			fc := policy.FlowCall{Call: policy.Call{Tool: policy.Tool{Name: c.Name}, RunID: runOf(ctx).id, Reveal: g.reveal}}
+			for _, t := range toks {
+				fc.Flows = append(fc.Flows, policy.Flow{Token: t.Token, Type: t.Type, Origins: t.Origins, To: c.Name})
+			}
+			fc.Args, fc.Tokens = shownArgs(ctx, c.Args)
+			var approvals *policy.Approvals
+			if s := sessionOf(ctx); s != nil {
+				approvals = &s.approvals
+			}
+			vs, err := g.pol.AuthorizeFlows(ctx, g.flows, fc, approvals, pausing(askerOf(ctx)))
+			for _, fv := range vs {
+				g.recordFlow(ctx, fv)
+			}
+			if err != nil {
+				return callResult{}, err
+			}
+			permit := flowPermit{tool: c.Name, tokens: map[string]bool{}}
+			for _, t := range toks {
+				permit.tokens[t.Token] = true
+			}
+			return next(context.WithValue(ctx, permitKey{}, permit), c)
+		}
+	}
+}
+
+// recordFlow writes the audit line of one flow decision made for ctx's
+// session and run.
+func (g *guard) recordFlow(ctx context.Context, fv policy.FlowVerdict) {
+	g.recordFlowIn(auditSession(sessionOf(ctx)), runOf(ctx).id, fv)
+}
+
+// recordFlowIn writes the audit line of one flow decision.
+func (g *guard) recordFlowIn(session, run string, fv policy.FlowVerdict) {
+	if g == nil || g.audit == nil {
+		return
+	}
+	_ = g.audit.Write(audit.Record{Kind: audit.KindFlow, Time: time.Now(), Session: session,
+		RunID: run, Tool: fv.To, Token: fv.Token, TokenType: fv.Type, Origin: fv.From,
+		Decision: string(fv.Action), Rule: fv.Rule.String(), Approval: string(fv.Approval)})
+}
+
+// checkFlows decides, on the upstream edge of up, the tokens req would
+// have restored: those the flows entry allowed for this very call pass,
+// the rest by the rules alone (an ask refuses: no person can be asked
+// here). The error is a *policy.FlowRefusal.
+func (st *piiState) checkFlows(ctx context.Context, v *rewrite.Vault, up string, req mcp.Request) error {
+	dest, toks := flowTarget(v, up, req)
+	if len(toks) == 0 {
+		return nil
+	}
+	var flows *policy.Flows // no state: the defaults
+	var g *guard
+	if st != nil {
+		flows, g = st.flows, st.guard
+	}
+	permit, _ := ctx.Value(permitKey{}).(flowPermit)
+	for _, t := range toks {
+		if permit.tool == dest && permit.tokens[t.Token] {
+			continue
+		}
+		fl := policy.Flow{Token: t.Token, Type: t.Type, Origins: t.Origins, To: dest}
+		d := flows.Decide(fl)
+		fv := policy.FlowVerdict{Flow: fl, FlowDecision: d}
+		switch d.Action {
+		case policy.Deny:
+			g.recordFlow(ctx, fv)
+			return &policy.FlowRefusal{Flow: fl, Decision: d, Reason: policy.ReasonDenied}
+		case policy.Ask:
+			fv.Approval = policy.OutcomeUnavailable
+			g.recordFlow(ctx, fv)
+			return &policy.FlowRefusal{Flow: fl, Decision: d, Reason: policy.ReasonNoElicitation, Err: errNoPersonHere}
+		}
+		g.recordFlow(ctx, fv)
+	}
+	return nil
+}
+
+// errNoPersonHere is why an ask on the upstream edge is refused.
+var errNoPersonHere = errorString("a person can be asked only about tool calls, and this request is none")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// flowTarget is where req goes (server.tool; SERVER.resources/read and
+// SERVER.prompts/get for the requests that are not tool calls) and the
+// tokens of v restoring it would replace.
+func flowTarget(v *rewrite.Vault, up string, req mcp.Request) (string, []rewrite.TokenInfo) {
+	r, ok := req.(*mcp.ClientRequest[mcp.Params])
+	if !ok {
+		return "", nil
+	}
+	switch p := r.Params.(type) {
+	case *mcp.CallToolParams:
+		return up + "." + p.Name, v.TokensIn(p.Arguments)
+	case *mcp.ReadResourceParams:
+		return up + ".resources/read", v.TokensIn(p.URI)
+	case *mcp.GetPromptParams:
+		return up + ".prompts/get", v.TokensIn(p.Arguments)
+	}
+	return "", nil
+}
+
+// shownArgs are a call's arguments as a person or the audit may read
+// them (modelArgs) and what each token in them stands for.
+func shownArgs(ctx context.Context, args json.RawMessage) (json.RawMessage, []policy.TokenNote) {
+	shown := modelArgs(ctx, args)
+	v := rewrite.FromContext(ctx)
+	if v == nil {
+		return shown, nil
+	}
+	var notes []policy.TokenNote
+	for _, tok := range rewrite.FindTokens(string(shown)) {
+		if info, ok := v.Describe(tok); ok {
+			notes = append(notes, policy.TokenNote{Token: tok, Type: info.Type, Origin: info.Origin,
+				Glimpse: info.Glimpse(), Value: info.Value})
+		}
+	}
+	return shown, notes
+}
+
+// originOf is the origin tokens minted from up's answer to req record:
+// server.tool for a tool call, SERVER.METHOD for the rest.
+func originOf(up, method string, req mcp.Request) string {
+	if r, ok := req.(*mcp.ClientRequest[mcp.Params]); ok {
+		if p, ok := r.Params.(*mcp.CallToolParams); ok {
+			return up + "." + p.Name
+		}
+	}
+	return up + "." + method
+}
+
+// resourceOwner is the upstream behind an exposed resource URI; "" when
+// none is known.
+func (p *Proxy) resourceOwner(uri string) string {
+	if p.fwd == nil {
+		return ""
+	}
+	o, _ := p.fwd.mirror.owner("resource", uri)
+	return o.up
+}
