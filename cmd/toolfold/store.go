@@ -16,7 +16,7 @@ func openStore(cfg *config.Config) (store.Store, error) {
 	if dir == "" && cfg.Store.URL == "" {
 		return nil, nil
 	}
-	return store.Open(cfg.Store.URL, dir)
+	return store.Open(cfg.Store.URL, dir, nil)
 }
 
 // storeStatus is check's line: which store, and whether it answers.
