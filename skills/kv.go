@@ -75,6 +75,14 @@ func (k *KV) Get(ctx context.Context, name string) (*Skill, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("skill %s: unreadable in the store (%v); save it again with overwrite, or remove it with toolfold skills rm %s", name, err, name)
 	}
+	// The store is a trust root: what is read back is checked as a save
+	// checks it, and must be the skill its key names.
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("skill %s: refused as read from the store (%v); save it again with overwrite, or remove it with toolfold skills rm %s", name, err, name)
+	}
+	if s.Name != name {
+		return nil, fmt.Errorf("skill %s: refused as read from the store (it holds skill %q); remove it with toolfold skills rm %s", name, s.Name, name)
+	}
 	return &s, nil
 }
 

@@ -74,7 +74,7 @@ type catalogPlace struct {
 
 func openCatalog(cfg *config.Config) (*catalogPlace, error) {
 	if cfg.Store.URL != "" {
-		st, err := openStore(cfg)
+		st, err := openStore(cfg, nil)
 		if err != nil {
 			return nil, err
 		}
