@@ -216,3 +216,18 @@ func TestCheckShowsRefused(t *testing.T) {
 		t.Errorf("pinsStatus after the pin was held = %q", line)
 	}
 }
+
+// TestStoreStatusDown: check says what a store that does not answer means
+// for pins (held) and rate limits (counted in memory).
+func TestStoreStatusDown(t *testing.T) {
+	st, err := store.Open("redis://127.0.0.1:1/0", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := &config.Config{Store: config.Store{URL: "redis://127.0.0.1:1/0", Key: "0123456789abcdef"}}
+	line, ok := storeStatus(context.Background(), cfg, st)
+	if ok || !strings.Contains(line, "not answering") || !strings.Contains(line, "held") || !strings.Contains(line, "memory") {
+		t.Errorf("storeStatus with Redis down = %q, %v", line, ok)
+	}
+}

@@ -36,7 +36,7 @@ func openStore(cfg *config.Config, log *slog.Logger) (store.Store, error) {
 
 // signedPrefixes are the store's entries that check reads back to find
 // those refused as unsigned.
-var signedPrefixes = []string{"skills/", "pins/", "catalog/", "search/"}
+var signedPrefixes = []string{"skills/", "skills-versions/", "pins/", "catalog/", "search/"}
 
 // storeStatus is check's line: which store, whether it answers, whether
 // its entries are signed and which of them were refused.
