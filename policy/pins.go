@@ -199,6 +199,10 @@ func (p *Pins) Approve(ctx context.Context, name string) (bool, error) {
 		return false, fmt.Errorf("no pin for %q: toolfold pins a tool when it first lists it (toolfold serve or check); "+
 			"write the qualified name as search_tools shows it, like memory.create_entities", name)
 	}
+	var bad *untrustedPin
+	if errors.As(err, &bad) {
+		return false, fmt.Errorf("the stored pin of %s is refused (%s): run toolfold check (or serve) once, which records the tool's current definition and holds it, then approve it", name, bad.why)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -169,6 +169,9 @@ func TestPinsUntrusted(t *testing.T) {
 	now := time.Now()
 	// The attacker approves the rug-pulled definition h2 by writing a pin.
 	plant(Pin{Name: name, Pinned: "h2", Seen: "h2", FirstSeen: now})
+	if _, err := pins.Approve(ctx, name); err == nil || !strings.Contains(err.Error(), "run toolfold check") {
+		t.Errorf("Approve of a refused pin before a Check: %v; want an error saying to run check first", err)
+	}
 	if got, err := pins.Check(ctx, name, "h2"); got != PinChanged {
 		t.Errorf("an unsigned pin approving h2: %q, %v; want changed (held)", got, err)
 	}

@@ -82,3 +82,33 @@ func TestKVValidatesOnRead(t *testing.T) {
 		t.Errorf("List = %d skills, %v; want only good, and an error naming the refused ones", len(list), err)
 	}
 }
+
+// TestKVReplacesUnsigned: a skill planted around a signed store is not
+// listed, and can be removed or saved over as if absent.
+func TestKVReplacesUnsigned(t *testing.T) {
+	raw, _ := store.Files(t.TempDir())
+	st, err := store.Signed(raw, []byte("0123456789abcdef0123456789abcdef"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	kv := NewKV(st)
+	planted := []byte(`{"name":"report","description":"Report","language":"lua","code":"return 'planted'"}`)
+	_ = raw.Set(ctx, kvPrefix+"report", planted)
+	if list, err := kv.List(ctx); len(list) != 0 || err == nil || !strings.Contains(err.Error(), "not signed") {
+		t.Errorf("List = %v, %v; want nothing, and an error saying report is not signed", list, err)
+	}
+	if err := kv.Save(ctx, &Skill{Name: "report", Description: "Report", Language: "lua", Code: "return 'mine'"}, false); err != nil {
+		t.Fatalf("saving over a planted skill: %v", err)
+	}
+	if s, err := kv.Get(ctx, "report"); err != nil || s.Code != "return 'mine'" {
+		t.Errorf("Get = %+v, %v", s, err)
+	}
+	_ = raw.Set(ctx, kvPrefix+"other", planted)
+	if err := kv.Remove(ctx, "other"); err != nil {
+		t.Errorf("removing a planted skill: %v", err)
+	}
+	if keys, _ := raw.Keys(ctx, kvVersionPrefix); len(keys) != 0 {
+		t.Errorf("planted content kept as versions: %v", keys)
+	}
+}
