@@ -220,3 +220,19 @@ func TestPinsStoreFails(t *testing.T) {
 		t.Errorf("Check with the store failing: %q, %v; want an error", got, err)
 	}
 }
+
+// TestPinsLegacyKey: a pin an older toolfold kept under the escaped name
+// is still the tool's pin, and moves to the hashed key.
+func TestPinsLegacyKey(t *testing.T) {
+	ctx := context.Background()
+	st, _ := store.Files(t.TempDir())
+	b, _ := json.Marshal(Pin{Name: "a.b c", Pinned: "h1", Seen: "h1", FirstSeen: time.Now()})
+	_ = st.Set(ctx, legacyPinKey("a.b c"), b)
+	pins := NewPins(st)
+	if got, err := pins.Check(ctx, "a.b c", "h2"); got != PinChanged || err != nil {
+		t.Errorf("a changed tool pinned under the legacy key: %q, %v; want changed", got, err)
+	}
+	if keys, _ := st.Keys(ctx, pinPrefix); len(keys) != 1 || keys[0] != pinKey("a.b c") {
+		t.Errorf("keys after the move: %v", keys)
+	}
+}
