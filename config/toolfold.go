@@ -46,7 +46,7 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 			d.pii(f.val, &cfg.PII)
 			piiKey, piiVal = f.key, f.val
 		case "store":
-			d.store(f.val, &cfg.Store, x)
+			d.store(f.val, &cfg.Store, cfg.Dir, x)
 		case "skills":
 			d.skills(f.val, &cfg.Skills, cfg.Dir, x)
 		case "policy":

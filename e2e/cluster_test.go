@@ -86,6 +86,19 @@ func startDaemon(t *testing.T, out *syncBuffer, bin string, args ...string) *exe
 	return cmd
 }
 
+// The cluster's Redis password and store key, as deploy/k8s keeps them in
+// a Secret.
+const (
+	testRedisPassword = "e2e-redis-password"
+	testStoreKey      = "e2e-store-key-0123456789abcdef"
+)
+
+// storeYAML is the store: section for the Redis at addr: its password in
+// the URL, the key that signs every entry.
+func storeYAML(addr string) string {
+	return fmt.Sprintf("store:\n  url: redis://:%s@%s/0\n  key: %s\n", testRedisPassword, addr, testStoreKey)
+}
+
 // startCluster starts redis, n replicas of toolfold on cfg (its store:
 // pointed at that redis) and HAProxy in front.
 func startCluster(t *testing.T, n int, cfg string) *cluster {
@@ -94,9 +107,10 @@ func startCluster(t *testing.T, n int, cfg string) *cluster {
 	haproxyBin := needDebian(t, "haproxy", "haproxy")
 	c := &cluster{t: t, redis: freeAddr(t)}
 	_, port, _ := net.SplitHostPort(c.redis)
-	startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir(),
+		"--requirepass", testRedisPassword)
 	waitListen(t, c.redis, 10*time.Second)
-	cfgFile := writeConfig(t, cfg+fmt.Sprintf("store: redis://%s/0\n", c.redis))
+	cfgFile := writeConfig(t, cfg+storeYAML(c.redis))
 	c.cfgFile = cfgFile
 	for i := range n {
 		c.replicas = append(c.replicas, c.startReplica(fmt.Sprintf("r%d", i+1), cfgFile))

@@ -20,8 +20,11 @@ import (
 func TestDeployFiles(t *testing.T) {
 	t.Parallel()
 	env := func(k string) (string, bool) {
-		if k == "TOOLFOLD_BEARER_TOKEN" {
+		switch k {
+		case "TOOLFOLD_BEARER_TOKEN", "REDIS_PASSWORD":
 			return "t", true
+		case "TOOLFOLD_STORE_KEY":
+			return "0123456789abcdef0123456789abcdef", true
 		}
 		return "", false
 	}
@@ -75,17 +78,23 @@ func TestDeployFiles(t *testing.T) {
 			if kind == "ConfigMap" {
 				data, _ := obj["data"].(map[string]any)
 				cfg, _ := data["proxy.yaml"].(string)
-				if !strings.Contains(cfg, "store: redis://") {
-					t.Errorf("the ConfigMap's proxy.yaml does not point store: at Redis")
+				if !strings.Contains(cfg, "url: redis://:${REDIS_PASSWORD}@") || !strings.Contains(cfg, "key: ${TOOLFOLD_STORE_KEY}") {
+					t.Errorf("the ConfigMap's proxy.yaml does not point store: at Redis with a password and a key")
 				}
 				load("deploy/k8s ConfigMap proxy.yaml", []byte(cfg))
 			}
 		}
 		f.Close()
 	}
-	for _, k := range []string{"ConfigMap", "Deployment", "Service", "Ingress", "StatefulSet"} {
+	for _, k := range []string{"ConfigMap", "Deployment", "Service", "Ingress", "StatefulSet", "NetworkPolicy"} {
 		if kinds[k] == 0 {
 			t.Errorf("deploy/k8s has no %s (kinds: %v)", k, kinds)
+		}
+	}
+	redis, _ := os.ReadFile("../deploy/k8s/redis.yaml")
+	for _, want := range []string{"--requirepass", "podSelector: {matchLabels: {app: toolfold}}"} {
+		if !bytes.Contains(redis, []byte(want)) {
+			t.Errorf("deploy/k8s/redis.yaml lacks %q", want)
 		}
 	}
 	manifest, _ := os.ReadFile("../deploy/k8s/toolfold.yaml")

@@ -67,8 +67,9 @@
 // Rates count calls in fixed windows aligned to the clock, per rule and
 // per client session (or over every session with per: all), in a Counter:
 // a MemCounter in this process, or the shared store.Store (Redis) so that
-// every replica counts together. A counter that fails lets calls through
-// and logs a warning.
+// every replica counts together. A counter that fails (Redis away) is
+// replaced by a count in this process's memory, with a warning: never
+// unlimited.
 //
 // # Pins
 //
@@ -77,7 +78,10 @@
 // annotations; Pins.Check records it the first time a tool is seen and
 // reports PinChanged, from then on, for a tool whose hash differs, until
 // Pins.Approve (`toolfold tools approve NAME`) accepts the new
-// definition. Pins live in the store (pins/NAME), beside the config or in
-// Redis. policy.pin_tools: false (config.Policy.NoPinTools) turns pinning
+// definition. Pins live in the store (pins/ and the SHA-256 of the name,
+// so that no name is too long to pin), beside the config or in Redis. It
+// fails closed: a pin that is refused (unsigned, malformed) is replaced by
+// one that holds the tool, and a store error is an error the proxy holds
+// the tool on. policy.pin_tools: false (config.Policy.NoPinTools) turns pinning
 // off: the proxy then neither checks nor records pins.
 package policy

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,11 +73,15 @@ const (
 // Pin is one tool's record.
 type Pin struct {
 	Name      string    `json:"name"`
-	Pinned    string    `json:"pinned"`               // the approved definition's hash
+	Pinned    string    `json:"pinned"`               // the approved definition's hash; "" when none can be trusted
 	Seen      string    `json:"seen"`                 // the hash last seen
 	FirstSeen time.Time `json:"first_seen"`           // when the tool was first pinned
 	ChangedAt time.Time `json:"changed_at,omitzero"`  // when Seen first differed from Pinned
 	Approved  time.Time `json:"approved_at,omitzero"` // when a change was last approved
+	// Refused says why the stored pin could not be trusted (not signed with
+	// the store key, malformed, gone while this process knew it): the tool
+	// is held as changed until a person approves it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // State is PinChanged when the last seen definition is not the pinned one.
@@ -87,37 +92,75 @@ func (p Pin) State() PinState {
 	return PinUnchanged
 }
 
+// check is the shape every stored pin must have; name is the tool it must
+// be the pin of.
+func (p Pin) check(name string) error {
+	switch {
+	case p.Name != name:
+		return fmt.Errorf("it is the pin of %q", p.Name)
+	case p.Seen == "" || len(p.Seen) > maxHashLen || len(p.Pinned) > maxHashLen:
+		return errors.New("its hashes are missing or too long")
+	case p.Pinned == "" && p.Refused == "":
+		return errors.New("it has no pinned hash")
+	case p.FirstSeen.IsZero():
+		return errors.New("it has no first_seen time")
+	}
+	return nil
+}
+
+const maxHashLen = 128
+
 // Pins records each tool's definition hash the first time it is seen, and
 // holds a tool whose definition changed since until the change is
 // approved. They live in a store.Store (files beside the config, or the
-// shared Redis), under pins/. Safe for concurrent use.
+// shared Redis), under pins/ and a fixed-length hash of the tool's name,
+// whatever the name's length or script. It fails closed: a pin that cannot
+// be trusted (refused by a signed store, malformed, or gone while this
+// process knew another definition) holds the tool as changed. Safe for
+// concurrent use.
 type Pins struct {
-	st  store.Store
-	now func() time.Time
-	mu  sync.Mutex // orders this process's read-modify-writes
+	st    store.Store
+	now   func() time.Time
+	mu    sync.Mutex        // orders this process's read-modify-writes
+	known map[string]string // tool -> the pinned hash this process last read or wrote
 }
 
 const pinPrefix = "pins/"
 
 // NewPins returns the pins kept in st.
 func NewPins(st store.Store) *Pins {
-	return &Pins{st: st, now: time.Now}
+	return &Pins{st: st, now: time.Now, known: map[string]string{}}
 }
 
-func pinKey(name string) string { return pinPrefix + url.PathEscape(name) }
+// pinKey is where name's pin lives: its length never depends on the name.
+func pinKey(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return pinPrefix + hex.EncodeToString(h[:])
+}
+
+// legacyPinKey is where pins were kept before pinKey: the escaped name.
+func legacyPinKey(name string) string { return pinPrefix + url.PathEscape(name) }
 
 // Check compares a tool's definition hash (Hash) with its pin: a tool seen
 // for the first time is pinned as it is (PinNew); one that differs from
 // its pin is PinChanged until Approve; PinUnchanged otherwise (also when a
-// change was reverted).
+// change was reverted). A pin that cannot be trusted is replaced by one
+// that holds the tool (PinChanged). An error (the store failing) leaves
+// the state unknown: callers hold the tool.
 func (p *Pins) Check(ctx context.Context, name, hash string) (PinState, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pin, err := p.get(ctx, name)
+	var bad *untrustedPin
 	switch {
 	case errors.Is(err, store.ErrNotFound):
+		if prev, ok := p.known[name]; ok && prev != hash {
+			return PinChanged, p.hold(ctx, name, hash, "its pin disappeared from the store")
+		}
 		now := p.now().UTC()
 		return PinNew, p.put(ctx, Pin{Name: name, Pinned: hash, Seen: hash, FirstSeen: now})
+	case errors.As(err, &bad):
+		return PinChanged, p.hold(ctx, name, hash, bad.why)
 	case err != nil:
 		return "", err
 	case pin.Seen == hash:
@@ -132,6 +175,19 @@ func (p *Pins) Check(ctx context.Context, name, hash string) (PinState, error) {
 	return pin.State(), p.put(ctx, pin)
 }
 
+// hold replaces an untrusted pin by one that holds the tool until approved.
+func (p *Pins) hold(ctx context.Context, name, hash, why string) error {
+	now := p.now().UTC()
+	return p.put(ctx, Pin{Name: name, Seen: hash, FirstSeen: now, ChangedAt: now, Refused: why})
+}
+
+// untrustedPin is a stored pin that is there but cannot be trusted.
+type untrustedPin struct{ name, why string }
+
+func (e *untrustedPin) Error() string {
+	return fmt.Sprintf("pin of %s: refused (%s); the tool is held until toolfold tools approve %s", e.name, e.why, e.name)
+}
+
 // Approve accepts the last seen definition of name as its pin. It reports
 // whether there was a change to approve; a tool never seen is an error
 // that says so.
@@ -143,17 +199,22 @@ func (p *Pins) Approve(ctx context.Context, name string) (bool, error) {
 		return false, fmt.Errorf("no pin for %q: toolfold pins a tool when it first lists it (toolfold serve or check); "+
 			"write the qualified name as search_tools shows it, like memory.create_entities", name)
 	}
+	var bad *untrustedPin
+	if errors.As(err, &bad) {
+		return false, fmt.Errorf("the stored pin of %s is refused (%s): run toolfold check (or serve) once, which records the tool's current definition and holds it, then approve it", name, bad.why)
+	}
 	if err != nil {
 		return false, err
 	}
 	if pin.State() == PinUnchanged {
 		return false, nil
 	}
-	pin.Pinned, pin.ChangedAt, pin.Approved = pin.Seen, time.Time{}, p.now().UTC()
+	pin.Pinned, pin.ChangedAt, pin.Approved, pin.Refused = pin.Seen, time.Time{}, p.now().UTC(), ""
 	return true, p.put(ctx, pin)
 }
 
-// List returns every pin, sorted by name.
+// List returns every pin, sorted by name. A pin that cannot be trusted is
+// left out and named in the error.
 func (p *Pins) List(ctx context.Context) ([]Pin, error) {
 	keys, err := p.st.Keys(ctx, pinPrefix)
 	if err != nil {
@@ -162,18 +223,34 @@ func (p *Pins) List(ctx context.Context) ([]Pin, error) {
 	var pins []Pin
 	var errs []error
 	for _, k := range keys {
-		name, err := url.PathUnescape(strings.TrimPrefix(k, pinPrefix))
-		if err != nil {
-			continue
-		}
-		pin, err := p.get(ctx, name)
+		pin, err := p.read(ctx, k)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		pins = append(pins, pin)
 	}
+	slices.SortFunc(pins, func(a, b Pin) int { return strings.Compare(a.Name, b.Name) })
 	return pins, errors.Join(errs...)
+}
+
+// read reads the pin under key, whichever tool's it is.
+func (p *Pins) read(ctx context.Context, key string) (Pin, error) {
+	b, err := p.st.Get(ctx, key)
+	if err != nil {
+		return Pin{}, fmt.Errorf("pin %s: %w", key, err)
+	}
+	var pin Pin
+	if err := json.Unmarshal(b, &pin); err != nil {
+		return Pin{}, fmt.Errorf("pin %s: unreadable (%v); remove it from the store to pin the tool anew", key, err)
+	}
+	if key != pinKey(pin.Name) && key != legacyPinKey(pin.Name) {
+		return Pin{}, fmt.Errorf("pin %s: refused: it names %q, whose pin is elsewhere", key, pin.Name)
+	}
+	if err := pin.check(pin.Name); err != nil {
+		return Pin{}, fmt.Errorf("pin %s: refused (%v)", key, err)
+	}
+	return pin, nil
 }
 
 // Changed returns the pins whose tools changed and are held, sorted.
@@ -188,16 +265,56 @@ func (p *Pins) Changed(ctx context.Context) ([]Pin, error) {
 	return out, err
 }
 
+// get reads name's pin: ErrNotFound, an *untrustedPin for one refused
+// (unsigned, malformed, another tool's), another error for a store that
+// failed. A pin still under its legacy key is moved to pinKey.
 func (p *Pins) get(ctx context.Context, name string) (Pin, error) {
 	b, err := p.st.Get(ctx, pinKey(name))
+	if errors.Is(err, store.ErrNotFound) {
+		return p.getLegacy(ctx, name)
+	}
+	return p.decode(name, b, err)
+}
+
+func (p *Pins) decode(name string, b []byte, err error) (Pin, error) {
+	if errors.Is(err, store.ErrUnauthenticated) {
+		return Pin{}, &untrustedPin{name, "not signed with the store key"}
+	}
 	if err != nil {
 		return Pin{}, err
 	}
 	var pin Pin
 	if err := json.Unmarshal(b, &pin); err != nil {
-		return Pin{}, fmt.Errorf("pin of %s: %w (remove %s from the store to pin it anew)", name, err, pinKey(name))
+		return Pin{}, &untrustedPin{name, "unreadable: " + err.Error()}
 	}
-	pin.Name = name
+	if err := pin.check(name); err != nil {
+		return Pin{}, &untrustedPin{name, err.Error()}
+	}
+	if len(p.known) < 1<<16 {
+		p.known[name] = pin.Pinned
+	}
+	return pin, nil
+}
+
+// getLegacy reads a pin kept under its escaped name by an older toolfold
+// and moves it to pinKey. A name too long to have been stored so has none.
+func (p *Pins) getLegacy(ctx context.Context, name string) (Pin, error) {
+	lk := legacyPinKey(name)
+	if len(lk)-len(pinPrefix) > 200 || strings.Contains(lk[len(pinPrefix):], "/") {
+		return Pin{}, store.ErrNotFound
+	}
+	b, err := p.st.Get(ctx, lk)
+	if errors.Is(err, store.ErrNotFound) {
+		return Pin{}, err
+	}
+	pin, err := p.decode(name, b, err)
+	if err != nil {
+		return Pin{}, err
+	}
+	if err := p.put(ctx, pin); err != nil {
+		return Pin{}, err
+	}
+	_ = p.st.Delete(ctx, lk)
 	return pin, nil
 }
 
@@ -206,5 +323,11 @@ func (p *Pins) put(ctx context.Context, pin Pin) error {
 	if err != nil {
 		return err
 	}
-	return p.st.Set(ctx, pinKey(pin.Name), b)
+	if err := p.st.Set(ctx, pinKey(pin.Name), b); err != nil {
+		return err
+	}
+	if len(p.known) < 1<<16 {
+		p.known[pin.Name] = pin.Pinned
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ type Options struct {
 	// so that "per: all" counts every replica's calls.
 	Counter Counter
 	// Logger receives a warning when the counter fails (the call is then
-	// allowed); nil discards.
+	// counted in this process's memory instead); nil discards.
 	Logger *slog.Logger
 }
 
@@ -87,6 +87,7 @@ type Policy struct {
 	rules   []rule
 	timeout time.Duration
 	counter Counter
+	local   *MemCounter // counts when counter fails (Redis away): never unlimited
 	log     *slog.Logger
 	clock   func() time.Time // nil: time.Now; tests set it
 }
@@ -103,7 +104,7 @@ func New(cfg config.Policy, opts *Options) *Policy {
 	if opts == nil {
 		opts = &Options{}
 	}
-	p := &Policy{def: Action(cfg.Default), timeout: cfg.ApprovalTimeout, counter: opts.Counter, log: opts.Logger}
+	p := &Policy{def: Action(cfg.Default), timeout: cfg.ApprovalTimeout, counter: opts.Counter, local: NewMemCounter(), log: opts.Logger}
 	if p.def == "" {
 		p.def = Allow
 	}

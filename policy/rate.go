@@ -69,8 +69,9 @@ func (c *MemCounter) Incr(_ context.Context, key string, ttl time.Duration) (int
 // has no rate or the call is within it, else a *Refusal (ReasonRateLimited)
 // that says when to retry. Windows are fixed and aligned to the clock
 // (a minute's window ends on the minute), so the retry time is exact.
-// A counter that fails (Redis away) lets the call through, with a warning
-// in the log: a rate limit is not worth stopping every call for.
+// A counter that fails (Redis away) is replaced for that call by a count
+// in this process's memory, with a warning in the log: the limit then holds
+// per replica rather than across them, and is never lifted.
 func (p *Policy) Limit(ctx context.Context, tool string, d Decision, session string) error {
 	r := d.Rule.Rate
 	if p == nil || r.Limit == 0 || d.Action == Deny {
@@ -81,8 +82,8 @@ func (p *Policy) Limit(ctx context.Context, tool string, d Decision, session str
 	key := fmt.Sprintf("rate/r%d-%s/%s/%d", d.Rule.Index, short(d.Rule.Text), scope(r.PerAll, session), win)
 	n, err := p.counter.Incr(ctx, key, r.Window)
 	if err != nil {
-		p.log.Warn("policy: rate counter failed; the call is allowed", "tool", tool, "rule", d.Rule.String(), "err", err)
-		return nil
+		p.log.Warn("policy: rate counter failed; counting in this process's memory until the store answers", "tool", tool, "rule", d.Rule.String(), "err", err)
+		n, _ = p.local.Incr(ctx, key, r.Window)
 	}
 	if n <= int64(r.Limit) {
 		return nil

@@ -42,6 +42,7 @@ type guard struct {
 type pinSeen struct {
 	hash    string
 	changed bool
+	unknown bool // the store failed: held until it answers
 }
 
 func newGuard(pol *policy.Policy, pins *policy.Pins, aud *audit.Log, log *slog.Logger) *guard {
@@ -64,8 +65,8 @@ func (g *guard) update(ctx context.Context, servers []ProvidedServer) {
 }
 
 // pinChanged checks t's definition against its pin. A store that fails
-// counts the tool as unchanged, with a warning, and is asked again at the
-// next rebuild.
+// (read or write) holds the tool as changed, new or not: it fails closed,
+// with a warning, and is asked again at the next rebuild and at each call.
 func (g *guard) pinChanged(ctx context.Context, q string, t *mcp.Tool) bool {
 	if g.pins == nil {
 		return false
@@ -73,13 +74,14 @@ func (g *guard) pinChanged(ctx context.Context, q string, t *mcp.Tool) bool {
 	h := policy.Hash(t)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if ps, ok := g.seen[q]; ok && ps.hash == h {
+	if ps, ok := g.seen[q]; ok && ps.hash == h && !ps.unknown {
 		return ps.changed
 	}
 	state, err := g.pins.Check(ctx, q, h)
 	if err != nil {
-		g.log.Warn("policy: cannot check the tool's pin; it is not held", "tool", q, "err", err)
-		return false
+		g.log.Warn("policy: cannot check the tool's pin; it is held (each call asks first) until the store answers", "tool", q, "err", err)
+		g.seen[q] = pinSeen{hash: h, changed: true, unknown: true}
+		return true
 	}
 	g.seen[q] = pinSeen{hash: h, changed: state == policy.PinChanged}
 	if state == policy.PinChanged {

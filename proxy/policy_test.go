@@ -3,12 +3,14 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -400,5 +402,51 @@ print(pcall(function() return tools.notes.read{} end))`)
 	entries, _ := readAudit(t, file)
 	if len(entries) != 3 || entries[0].IsError || !entries[1].IsError || !strings.Contains(entries[1].Error, "retry in") {
 		t.Errorf("audit %+v: want the read, the refused read, the run", entries)
+	}
+}
+
+// flaky is a store whose Get and Set fail while down is set (Redis away).
+type flaky struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (f *flaky) Get(ctx context.Context, key string) ([]byte, error) {
+	if f.down.Load() {
+		return nil, errors.New("redis: connection refused")
+	}
+	return f.Store.Get(ctx, key)
+}
+
+func (f *flaky) Set(ctx context.Context, key string, val []byte) error {
+	if f.down.Load() {
+		return errors.New("redis: connection refused")
+	}
+	return f.Store.Set(ctx, key, val)
+}
+
+// TestPolicyHoldsWhenStoreFails: with the store failing, a tool whose pin
+// cannot be read or written is held (asks first) rather than passed; once
+// the store answers, it is pinned and passes.
+func TestPolicyHoldsWhenStoreFails(t *testing.T) {
+	files, err := store.Files(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &flaky{Store: files}
+	st.down.Store(true)
+	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "read", Description: "Read.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("read"), nil
+		})
+	p, _ := startProxyWith(t, testConfig(httpUpstream(t, "notes", s)), &Options{Store: st})
+	cs := policyClient(t, p, nil, "")
+	if out, isErr := runLua(t, cs, `return tools.notes.read{}`); !isErr {
+		t.Errorf("a tool whose pin cannot be read passed: %q", out)
+	}
+	st.down.Store(false)
+	if out, isErr := runLua(t, cs, `return tools.notes.read{}`); isErr {
+		t.Errorf("with the store back: %s", out)
 	}
 }

@@ -75,6 +75,14 @@ func (k *KV) Get(ctx context.Context, name string) (*Skill, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("skill %s: unreadable in the store (%v); save it again with overwrite, or remove it with toolfold skills rm %s", name, err, name)
 	}
+	// The store is a trust root: what is read back is checked as a save
+	// checks it, and must be the skill its key names.
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("skill %s: refused as read from the store (%v); save it again with overwrite, or remove it with toolfold skills rm %s", name, err, name)
+	}
+	if s.Name != name {
+		return nil, fmt.Errorf("skill %s: refused as read from the store (it holds skill %q); remove it with toolfold skills rm %s", name, s.Name, name)
+	}
 	return &s, nil
 }
 
@@ -82,6 +90,8 @@ func (k *KV) Get(ctx context.Context, name string) (*Skill, error) {
 func (k *KV) Save(ctx context.Context, s *Skill, overwrite bool) error {
 	old, err := k.st.Get(ctx, kvPrefix+s.Name)
 	switch {
+	case errors.Is(err, store.ErrUnauthenticated):
+		// Not a skill toolfold saved: replaced, and not kept as a version.
 	case err == nil && !overwrite:
 		return fmt.Errorf("skills.%s: skill exists; save with overwrite: true to replace it (the old one is kept as a version): %w", s.Name, ErrExists)
 	case err == nil:
@@ -104,9 +114,12 @@ func (k *KV) Save(ctx context.Context, s *Skill, overwrite bool) error {
 // Remove implements Store.
 func (k *KV) Remove(ctx context.Context, name string) error {
 	old, err := k.st.Get(ctx, kvPrefix+name)
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("skill %s: %w", name, ErrNotFound)
-	} else if err != nil {
+	case errors.Is(err, store.ErrUnauthenticated):
+		return k.st.Delete(ctx, kvPrefix+name) // not toolfold's: nothing to keep
+	case err != nil:
 		return err
 	}
 	if err := k.keepVersion(ctx, name, old); err != nil {

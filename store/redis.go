@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -39,11 +41,15 @@ type quiet struct{}
 func (quiet) Printf(context.Context, string, ...any) {}
 
 // Redis returns a Store on the Redis server rawURL names
-// (redis://[:PASSWORD@]HOST:PORT/DB, rediss:// for TLS).
-func Redis(rawURL string) (Store, error) {
+// (redis://[USER:PASSWORD@]HOST:PORT/DB, rediss:// for TLS, verified
+// against the system's roots or o.CAFile's).
+func Redis(rawURL string, o *Options) (Store, error) {
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %v", Redact(rawURL), err)
+	}
+	if err := setTLS(opts, o); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", Redact(rawURL), err)
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = opTimeout, opTimeout, opTimeout, opTimeout
 	opts.MaxRetries = 1
@@ -54,6 +60,28 @@ func Redis(rawURL string) (Store, error) {
 		name: fmt.Sprintf("redis %s/%d", opts.Addr, opts.DB),
 		last: map[string][]byte{},
 	}, nil
+}
+
+// setTLS completes a rediss:// URL's TLS settings: at least TLS 1.2, the
+// roots of o.CAFile when set. A CA file with redis:// is an error: the
+// connection would not be encrypted.
+func setTLS(opts *redis.Options, o *Options) error {
+	if o == nil || o.CAFile == "" {
+		return nil
+	}
+	if opts.TLSConfig == nil {
+		return fmt.Errorf("a CA file (store.tls_ca) needs a rediss:// URL: redis:// is not encrypted")
+	}
+	pem, err := os.ReadFile(o.CAFile)
+	if err != nil {
+		return fmt.Errorf("reading the CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("the CA file %s holds no PEM certificate", o.CAFile)
+	}
+	opts.TLSConfig.RootCAs = pool
+	return nil
 }
 
 func (r *redisStore) ctx(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -36,10 +36,19 @@ type Store interface {
 	String() string
 }
 
+// Options are how to reach a Redis store beyond its URL. The zero value
+// (or nil) is a URL alone.
+type Options struct {
+	// CAFile is a PEM file of the certificate authorities that a rediss://
+	// server's certificate must chain to, instead of the system's.
+	CAFile string
+}
+
 // Open opens the store a config names: "" is Files(dir), redis:// and
-// rediss:// URLs are Redis. Opening Redis does not connect: a Redis that
-// is not up yet is retried on use.
-func Open(rawURL, dir string) (Store, error) {
+// rediss:// URLs are Redis (a password or ACL user as
+// redis://USER:PASSWORD@HOST:PORT/DB). Opening Redis does not connect: a
+// Redis that is not up yet is retried on use.
+func Open(rawURL, dir string, o *Options) (Store, error) {
 	if rawURL == "" {
 		return Files(dir)
 	}
@@ -49,7 +58,7 @@ func Open(rawURL, dir string) (Store, error) {
 	}
 	switch u.Scheme {
 	case "redis", "rediss":
-		return Redis(rawURL)
+		return Redis(rawURL, o)
 	}
 	return nil, fmt.Errorf("store: %s: want redis://HOST:PORT/DB or rediss://…, or no store: for files on this machine", Redact(rawURL))
 }

@@ -17,7 +17,8 @@ import (
 // startRedis runs a real redis-server on a free loopback port for the
 // test. Without redis-server the test skips, except under CI=true where
 // .ci/test installs it and its absence is a failure.
-func startRedis(t *testing.T) (addr string, stop func()) {
+// Extra arguments go to redis-server; "{port}" in them is the port.
+func startRedis(t *testing.T, extra ...string) (addr string, stop func()) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -33,7 +34,11 @@ func startRedis(t *testing.T) (addr string, stop func()) {
 	addr = ln.Addr().String()
 	ln.Close()
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	args := []string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
+	for _, a := range extra {
+		args = append(args, strings.ReplaceAll(a, "{port}", port))
+	}
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +115,7 @@ func testStore(t *testing.T, s Store) {
 }
 
 func TestFiles(t *testing.T) {
-	s, err := Open("", t.TempDir())
+	s, err := Open("", t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +127,7 @@ func TestFiles(t *testing.T) {
 
 func TestRedis(t *testing.T) {
 	addr, _ := startRedis(t)
-	s, err := Open("redis://"+addr+"/3", "")
+	s, err := Open("redis://"+addr+"/3", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +137,7 @@ func TestRedis(t *testing.T) {
 		t.Errorf("String: %q", s)
 	}
 	// Two replicas share keys and counters.
-	s2, _ := Open("redis://"+addr+"/3", "")
+	s2, _ := Open("redis://"+addr+"/3", "", nil)
 	defer s2.Close()
 	if got, err := s2.Get(context.Background(), "skills/a/main.lua"); err != nil || string(got) != "v:skills/a/main.lua" {
 		t.Errorf("the other replica reads %q, %v", got, err)
@@ -147,7 +152,7 @@ func TestRedis(t *testing.T) {
 // Redis is back the replica carries on.
 func TestRedisGoneAndBack(t *testing.T) {
 	addr, stop := startRedis(t)
-	s, _ := Open("redis://"+addr+"/0", "")
+	s, _ := Open("redis://"+addr+"/0", "", nil)
 	defer s.Close()
 	ctx := context.Background()
 	if err := s.Set(ctx, "skills/k/SKILL.md", []byte("known")); err != nil {
@@ -196,7 +201,7 @@ func TestRedisGoneAndBack(t *testing.T) {
 }
 
 func TestOpenRefusesOtherSchemes(t *testing.T) {
-	_, err := Open("memcached://u:secret@h:1", "")
+	_, err := Open("memcached://u:secret@h:1", "", nil)
 	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "redis://") {
 		t.Errorf("Open(memcached://…): %v; want an error naming redis:// and hiding the password", err)
 	}

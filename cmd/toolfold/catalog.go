@@ -11,7 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -74,7 +77,7 @@ type catalogPlace struct {
 
 func openCatalog(cfg *config.Config) (*catalogPlace, error) {
 	if cfg.Store.URL != "" {
-		st, err := openStore(cfg)
+		st, err := openStore(cfg, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +130,33 @@ func (cp *catalogPlace) read() (*catalogCache, error) {
 	if c.Servers == nil {
 		c.Servers = map[string]cachedServer{}
 	}
+	for name, e := range c.Servers {
+		if err := e.check(); err != nil {
+			delete(c.Servers, name) // listed again from the upstream instead
+		}
+	}
 	return c, nil
+}
+
+// check is the shape of a cache entry as saveCatalog writes it. The cache
+// is read back from a store others may write: an entry that is not so
+// shaped (a tool name with control characters, text that is not UTF-8,
+// no settings hash) is not used.
+func (e cachedServer) check() error {
+	if len(e.Settings) != 24 || strings.Trim(e.Settings, "0123456789abcdef") != "" {
+		return errors.New("bad settings hash")
+	}
+	for _, t := range e.Tools {
+		switch {
+		case t == nil || t.Name == "" || len(t.Name) > 1024:
+			return errors.New("a tool without a name, or with a name too long")
+		case strings.ContainsFunc(t.Name+t.Title, unicode.IsControl):
+			return fmt.Errorf("tool %q: control characters in its name or title", t.Name)
+		case !utf8.ValidString(t.Name + t.Title + t.Description):
+			return fmt.Errorf("tool %q: not UTF-8", t.Name)
+		}
+	}
+	return nil
 }
 
 // saveCatalog records the tools of every ready upstream in cfg's catalog

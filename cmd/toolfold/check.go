@@ -37,7 +37,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "telemetry: %s\n", ts)
 	fmt.Fprintf(stdout, "workspaces: %s\n", workspaceStatus(cfg.Sandbox))
 	fmt.Fprintf(stdout, "warm runs: %s\n", warmStatus(cfg.Sandbox))
-	st, err := openStore(cfg)
+	st, err := openStore(cfg, log)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}

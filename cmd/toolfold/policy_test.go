@@ -184,3 +184,53 @@ func TestPinsStatus(t *testing.T) {
 		t.Errorf("pinsStatus = %q, %v\nwant %q", line, bad, want)
 	}
 }
+
+// TestCheckShowsRefused: check names the entries a signed store refuses
+// (written by someone without store.key), and a pin held because its
+// stored one was refused.
+func TestCheckShowsRefused(t *testing.T) {
+	ctx := context.Background()
+	cfgFile := writeConfig(t, "store: {key: 0123456789abcdef0123456789abcdef}\n")
+	cfg, err := config.Load(cfgFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := store.Files(cfg.StoreDir())
+	_ = raw.Set(ctx, "skills/planted", []byte(`{"name":"planted"}`))
+	pins := policy.NewPins(st)
+	pins.Check(ctx, "a.b", "1")
+	line, ok := storeStatus(ctx, cfg, st)
+	if ok || !strings.Contains(line, "entries signed") || !strings.Contains(line, "refused, not signed with store.key") || !strings.Contains(line, "skills/planted") {
+		t.Errorf("storeStatus = %q, %v", line, ok)
+	}
+	keys, _ := raw.Keys(ctx, "pins/")
+	_ = raw.Set(ctx, keys[0], []byte(`{"name":"a.b","pinned":"2","seen":"2","first_seen":"2026-01-01T00:00:00Z"}`))
+	if line, bad := pinsStatus(ctx, cfg.Policy, st); !bad || !strings.Contains(line, "not signed with the store key") {
+		t.Errorf("pinsStatus with a planted pin = %q, %v", line, bad)
+	}
+	if state, _ := pins.Check(ctx, "a.b", "2"); state != policy.PinChanged {
+		t.Errorf("the planted pin approved the tool: %q", state)
+	}
+	if line, _ := pinsStatus(ctx, cfg.Policy, st); !strings.Contains(line, "a.b (its stored pin was refused: not signed with the store key)") {
+		t.Errorf("pinsStatus after the pin was held = %q", line)
+	}
+}
+
+// TestStoreStatusDown: check says what a store that does not answer means
+// for pins (held) and rate limits (counted in memory).
+func TestStoreStatusDown(t *testing.T) {
+	st, err := store.Open("redis://127.0.0.1:1/0", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := &config.Config{Store: config.Store{URL: "redis://127.0.0.1:1/0", Key: "0123456789abcdef"}}
+	line, ok := storeStatus(context.Background(), cfg, st)
+	if ok || !strings.Contains(line, "not answering") || !strings.Contains(line, "held") || !strings.Contains(line, "memory") {
+		t.Errorf("storeStatus with Redis down = %q, %v", line, ok)
+	}
+}

@@ -70,11 +70,14 @@ func pinsStatus(ctx context.Context, p config.Policy, st store.Store) (line stri
 	pins := policy.NewPins(st)
 	all, err := pins.List(ctx)
 	if err != nil {
-		return "error: " + err.Error(), true
+		return "error: " + err.Error() + "; while the store fails or a pin is refused, the tools concerned are held (each call asks first)", true
 	}
 	var changed []string
 	for _, p := range all {
-		if p.State() == policy.PinChanged {
+		switch {
+		case p.Refused != "":
+			changed = append(changed, p.Name+" (its stored pin was refused: "+p.Refused+")")
+		case p.State() == policy.PinChanged:
 			changed = append(changed, p.Name)
 		}
 	}

@@ -64,7 +64,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Warn("telemetry: flushing on exit", "err", err)
 		}
 	}()
-	st, err := openStore(cfg)
+	st, err := openStore(cfg, log)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}

@@ -192,7 +192,7 @@ func skillsStore(cfg *config.Config) (st skills.Store, where string, done func()
 	if cfg.Store.URL == "" {
 		return skills.NewFiles(cfg.SkillsDir()), "in " + cfg.SkillsDir(), func() {}, nil
 	}
-	shared, err := openStore(cfg)
+	shared, err := openStore(cfg, nil)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -54,7 +54,7 @@ func cmdTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // openPins opens the pins in the config's store.
 func openPins(cfg *config.Config) (*policy.Pins, func(), error) {
-	st, err := openStore(cfg)
+	st, err := openStore(cfg, nil)
 	if err != nil {
 		return nil, nil, err
 	}
