@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -210,6 +211,11 @@ func (c *common) setup(stderr io.Writer) (*slog.Logger, *config.Config, bool) {
 		return nil, nil, false
 	}
 	cfg, ok := c.load(stderr, log)
+	if ok {
+		// Nothing raw in the log: scripts' errors and children's stderr
+		// quote what scripts typed.
+		log = proxy.RedactLogger(cfg.PII, log)
+	}
 	return log, cfg, ok
 }
 
