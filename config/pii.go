@@ -22,8 +22,15 @@ type PII struct {
 	// (PIIDetectors); a detector that is absent is on.
 	Detectors    map[string]bool
 	PhoneRegions []string // ISO 3166 codes, upper-cased (US, DE, …)
-	Allow        []string // values never tokenized
-	Custom       []PIICustom
+	// PhoneRegionsSet is true when the file wrote pii.phone_regions, an
+	// empty list included (international formats only); otherwise
+	// PhoneFromLocale may set PhoneRegions from the host's locale.
+	PhoneRegionsSet bool
+	// PhoneRegionsFrom says where PhoneRegions came from, for check:
+	// set by PhoneFromLocale.
+	PhoneRegionsFrom string
+	Allow            []string // values never tokenized
+	Custom           []PIICustom
 	// TrustedUpstreams are upstream names whose results reach the model
 	// untokenized (their arguments are still detokenized).
 	TrustedUpstreams []string
@@ -63,6 +70,7 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 		case "detectors":
 			d.piiDetectors(f.val, p, pii)
 		case "phone_regions":
+			pii.PhoneRegionsSet = true
 			items, _ := d.strList(f.val, p)
 			for _, it := range items {
 				code := strings.ToUpper(strings.TrimSpace(it.Value))

@@ -233,7 +233,19 @@ func (c *common) load(stderr io.Writer, log *slog.Logger) (*config.Config, bool)
 	for _, w := range cfg.Warnings {
 		log.Warn("config: " + w)
 	}
+	cfg.PII.PhoneFromLocale(hostLocale(os.Getenv))
 	return cfg, true
+}
+
+// hostLocale is the first of config.LocaleVars set in the environment,
+// and its value; "", "" when none is.
+func hostLocale(getenv func(string) string) (name, value string) {
+	for _, n := range config.LocaleVars {
+		if v := getenv(n); v != "" {
+			return n, v
+		}
+	}
+	return "", ""
 }
 
 // buildVersion is what toolfold reports to clients and upstreams: the
