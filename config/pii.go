@@ -15,7 +15,8 @@ import (
 // The zero value, and a file without the section, is toolfold's default:
 // on, with every built-in detector, no national phone format (numbers in
 // international form or introduced by a word such as "phone" are still
-// found), no allowlist, no custom pattern, no trusted upstream.
+// found) unless PhoneFromLocale gives the host locale's, no allowlist, no
+// custom pattern, no trusted upstream.
 type PII struct {
 	Disabled bool // "enabled: false"
 	// Detectors holds the detectors the file switched on or off, by name
