@@ -106,6 +106,23 @@ func (s *piiState) skillRefusal(v *rewrite.Vault, text string) string {
 		"make the value an argument (parameters) and pass it in the call", sp.Type, line, col)
 }
 
+// SkillRefusal is skills.SaveOptions.Refuse for a skill a person adds
+// (toolfold skills add): personal data cfg detects is refused as in a
+// script's skills.save, since the store is read by every session. Nil when
+// PII rewriting is off.
+func SkillRefusal(cfg config.PII) func(text string) string {
+	s := newPIIState(cfg, nil)
+	if s == nil {
+		return nil
+	}
+	return func(text string) string {
+		if why := s.skillRefusal(nil, text); why != "" {
+			return why + "; or, if it is nobody's personal data, list it in pii.allow"
+		}
+		return ""
+	}
+}
+
 // tokenRE matches the shape of a PII token: [EMAIL_1], [PHONE_12].
 var tokenRE = regexp.MustCompile(`\[[A-Z][A-Z0-9_]*_[0-9]+\]`)
 

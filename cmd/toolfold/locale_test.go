@@ -34,3 +34,28 @@ func TestCheckSaysPhoneRegionFromLocale(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillsAddRefusesPersonalData: a skill a person adds with an address
+// in its description is refused, naming the type and place, and not
+// written; with the address in pii.allow it is saved.
+func TestSkillsAddRefusesPersonalData(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "proxy.yaml")
+	os.WriteFile(cfg, []byte("upstreams:\n  x: {command: /nonexistent/x, disabled: true}\n"), 0o600)
+	skill := filepath.Join(dir, "src", "mailer")
+	os.MkdirAll(skill, 0o700)
+	os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: mailer\ndescription: Mail erin.desc@example.com\nlanguage: lua\n---\n"), 0o600)
+	os.WriteFile(filepath.Join(skill, "main.lua"), []byte("return 1\n"), 0o600)
+	code, out, errs := runCLI(t, "skills", "-c", cfg, "add", skill)
+	if code == exitOK || !strings.Contains(errs, "the description holds personal data (EMAIL at line 1, column 6)") ||
+		!strings.Contains(errs, "pii.allow") || strings.Contains(errs, "erin.desc@example.com") {
+		t.Errorf("skills add of a description with an address: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".toolfold", "skills", "mailer")); !os.IsNotExist(err) {
+		t.Errorf("the refused skill was written (%v)", err)
+	}
+	os.WriteFile(cfg, []byte("upstreams:\n  x: {command: /nonexistent/x, disabled: true}\npii: {allow: [erin.desc@example.com]}\n"), 0o600)
+	if code, out, errs := runCLI(t, "skills", "-c", cfg, "add", skill); code != exitOK {
+		t.Errorf("skills add with the address allowed: exit %d\n%s%s", code, out, errs)
+	}
+}
