@@ -15,15 +15,23 @@ import (
 // The zero value, and a file without the section, is toolfold's default:
 // on, with every built-in detector, no national phone format (numbers in
 // international form or introduced by a word such as "phone" are still
-// found), no allowlist, no custom pattern, no trusted upstream.
+// found) unless PhoneFromLocale gives the host locale's, no allowlist, no
+// custom pattern, no trusted upstream.
 type PII struct {
 	Disabled bool // "enabled: false"
 	// Detectors holds the detectors the file switched on or off, by name
 	// (PIIDetectors); a detector that is absent is on.
 	Detectors    map[string]bool
 	PhoneRegions []string // ISO 3166 codes, upper-cased (US, DE, …)
-	Allow        []string // values never tokenized
-	Custom       []PIICustom
+	// PhoneRegionsSet is true when the file wrote pii.phone_regions, an
+	// empty list included (international formats only); otherwise
+	// PhoneFromLocale may set PhoneRegions from the host's locale.
+	PhoneRegionsSet bool
+	// PhoneRegionsFrom says where PhoneRegions came from, for check:
+	// set by PhoneFromLocale.
+	PhoneRegionsFrom string
+	Allow            []string // values never tokenized
+	Custom           []PIICustom
 	// TrustedUpstreams are upstream names whose results reach the model
 	// untokenized (their arguments are still detokenized).
 	TrustedUpstreams []string
@@ -67,6 +75,7 @@ func (d *decoder) pii(n *yaml.Node, pii *PII) {
 		case "detectors":
 			d.piiDetectors(f.val, p, pii)
 		case "phone_regions":
+			pii.PhoneRegionsSet = true
 			items, _ := d.strList(f.val, p)
 			for _, it := range items {
 				code := strings.ToUpper(strings.TrimSpace(it.Value))

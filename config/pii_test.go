@@ -28,7 +28,7 @@ func TestPII(t *testing.T) {
   trusted_upstreams: [a]
   vault: {max_entries: 500, max_bytes: 1MiB, ttl: 30m}
 `,
-		want: PII{Detectors: map[string]bool{"email": true, "ip_address": false}, PhoneRegions: []string{"US", "DE"},
+		want: PII{Detectors: map[string]bool{"email": true, "ip_address": false}, PhoneRegions: []string{"US", "DE"}, PhoneRegionsSet: true,
 			Allow: []string{"support@example.com"}, Custom: []PIICustom{{Name: "employee_id", Pattern: `EMP-\d{6}`}},
 			TrustedUpstreams: []string{"a"}, VaultMaxEntries: 500, VaultMaxBytes: 1 << 20, VaultTTL: 30 * time.Minute},
 	}, {

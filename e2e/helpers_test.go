@@ -198,19 +198,27 @@ func (p *toolfoldProc) close() {
 
 // toolfoldCmd is the toolfold binary with args and a TMPDIR of its own, for
 // checkTmp to inspect afterwards. The test's OTEL_* variables are left out, so
-// that a developer's telemetry settings do not reach the processes under test.
+// that a developer's telemetry settings do not reach the processes under test,
+// and so are its locale variables (isLocaleVar).
 func toolfoldCmd(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	tmp := t.TempDir()
 	cmd := exec.CommandContext(ctx, needToolfold(t), args...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OTEL_") {
+		if !strings.HasPrefix(kv, "OTEL_") && !isLocaleVar(kv) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	cmd.WaitDelay = exitGrace
 	return cmd, tmp
+}
+
+// isLocaleVar reports a locale variable (LC_ALL=…, LANG=…): left out of
+// toolfold's environment, so that the phone formats in force (the locale's
+// region, config.PhoneFromLocale) do not depend on the developer's host.
+func isLocaleVar(kv string) bool {
+	return strings.HasPrefix(kv, "LC_ALL=") || strings.HasPrefix(kv, "LC_MESSAGES=") || strings.HasPrefix(kv, "LANG=")
 }
 
 // checkTmp fails the test if toolfold left files of its own (script workspaces)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,8 +12,9 @@ import (
 )
 
 // leakyPlanted are the values the leaky fixture (testdata/leaky) plants in
-// everything it offers and in its stderr.
-var leakyPlanted = []string{"ann.lee@example.com", "+44 20 7946 0958", "4111 1111 1111 1111"}
+// everything it offers (a tool's description and schema too) and in its
+// stderr.
+var leakyPlanted = []string{"ann.lee@example.com", "+44 20 7946 0958", "4111 1111 1111 1111", "erin.desc@example.com"}
 
 var leaky struct {
 	once sync.Once
@@ -175,4 +177,53 @@ func connectHTTPRecorded(t *testing.T, url string, log *frameLog) *mcp.ClientSes
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// TestNoRawValueInDescriptionsSkillsSpansLogs: the paths that do not carry
+// an upstream's results. An upstream's tool description and schema hold
+// planted values; a script searches for it, tries to save a skill with a
+// planted value in its description, notes and code, and, with
+// telemetry.capture_content on and spans written to stderr, types planted
+// values into a search, a tool call's arguments and its error. No frame
+// the client receives, no span and no log line (at debug level) holds a
+// planted value, and no skill is written.
+func TestNoRawValueInDescriptionsSkillsSpansLogs(t *testing.T) {
+	bin := needLeaky(t)
+	cfg := writeConfig(t, configYAML(map[string]upstream{"crm": {Command: bin}})+"telemetry:\n  capture_content: true\n")
+	proc, frames := startStdioRecordedProc(t, cfg, "TOOLFOLD_LOG=debug", "OTEL_TRACES_EXPORTER=console")
+	cs := proc.cs
+	for _, detail := range []string{"summary", "full"} {
+		out := text(callTool(t, cs, "search_tools", map[string]any{"query": "find the owner of a record", "detail": detail}))
+		if !strings.Contains(out, "find_owner") {
+			t.Fatalf("search_tools %s does not find the tool:\n%s", detail, out)
+		}
+		if detail == "full" && !strings.Contains(out, "[EMAIL_1]") {
+			t.Errorf("search_tools full shows no token for the description's address:\n%s", out)
+		}
+	}
+	for _, part := range []string{`description = "Mail erin.desc@example.com", code = "return 1"`,
+		`description = "Notes", notes = "Call +44 20 7946 0958", code = "return 1"`,
+		`description = "Code", code = "return 'erin.desc@example.com'"`} {
+		out := scriptOK(t, cs, `local ok, err = pcall(skills.save, {name = "planted", `+part+`}) print(ok, err)`)
+		if !strings.Contains(out, "false") || !strings.Contains(out, "holds personal data (") {
+			t.Errorf("skills.save {%s} was not refused:\n%s", part, out)
+		}
+	}
+	scriptErr(t, cs, `
+print(search_tools("erin.desc@example.com owner", "full"))
+print(tools.crm.find_owner{record = "erin.desc@example.com"})
+error("no answer from +44 20 7946 0958")`)
+	proc.close()
+	got := strings.Join(frames.all(), "\n")
+	checkNoPlanted(t, "a frame", got)
+	stderr := proc.stderr.String()
+	for _, want := range []string{`"Name":"execute_script"`, `"Name":"search_tools"`, `"Name":"tools/call find_owner"`, `"Key":"toolfold.script.code"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %s among the spans on stderr:\n%.3000s", want, stderr)
+		}
+	}
+	checkNoPlanted(t, "toolfold's stderr (spans and log)", stderr)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfg), ".toolfold", "skills", "planted")); !os.IsNotExist(err) {
+		t.Errorf("a refused skill was written (%v)", err)
+	}
 }

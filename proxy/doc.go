@@ -71,6 +71,11 @@
 // per session by the client edge's pii middleware; what an upstream sends
 // a client outside a request (log, progress, sampling, elicitation) by
 // rewrite_forward.go; an upstream's stderr is redacted as it is read.
+// What upstreams write about their tools reaches a session tokenized too:
+// tools/list by the pii middleware, search_tools as it renders
+// (catalogpii.go). Spans record content through the session's vault
+// (telemetry.scrub), a skill holding personal data is refused
+// (skills.go), and RedactLogger redacts the log.
 // The upstream sessions are shared by all client sessions; the vault
 // travels with the request instead.
 //

@@ -124,7 +124,7 @@ func (h *scriptHost) callSkill(ctx context.Context, name, skill string, args jso
 
 // Search serves search_tools(...) inside scripts.
 func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int) (string, error) {
-	text, err := h.p.search(ctx, query, detail, limit, "", h.lang)
+	text, err := h.p.search(h.p.pii.scriptContext(ctx, h), query, detail, limit, "", h.lang)
 	if err != nil {
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}

@@ -87,8 +87,10 @@ type Proxy struct {
 	pii     *piiState  // nil when PII rewriting is off (rewrite.go)
 	fwd     *forwarder // everything but tools, passed through (forward.go)
 
-	catalog   atomic.Pointer[index.Index]
-	refreshMu sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
+	catalog atomic.Pointer[index.Index]
+	// catalogPII is what the scan of the catalog found (catalogpii.go).
+	catalogPII atomic.Pointer[catalogPII]
+	refreshMu  sync.Mutex // one refresh at a time, so an older snapshot never overwrites a newer one
 	// refreshReq counts requested refreshes; refreshDone (under refreshMu)
 	// is the request count the last rebuild covered. Requests made while a
 	// rebuild waits are served by one rebuild, not one each: 124 upstreams
@@ -139,6 +141,9 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.tel = newTelemetry(opts, version, log)
 	p.learn = newLearner(cfg, opts.Store, log)
 	p.pii = newPIIState(cfg.PII, log)
+	if p.tel != nil {
+		p.tel.scrub = p.pii.scrubFunc()
+	}
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.sessions = newSessions(p.life, p.pii.newVaultFunc())
 	p.slots = newRunSlots(max(4, 2*runtime.NumCPU()))
@@ -295,7 +300,10 @@ func (p *Proxy) refresh() {
 		}
 	}
 	p.guard.update(p.life, servers)
-	p.catalog.Store(index.New(tools, serverInfos(servers)))
+	infos := serverInfos(servers)
+	ix := index.New(tools, infos)
+	p.catalogPII.Store(p.pii.scanCatalog(ix, tools, infos)) // first: a search that sees ix sees its scan
+	p.catalog.Store(ix)
 	p.advertise()
 	p.refreshDone = covered
 	p.fwd.refreshed()

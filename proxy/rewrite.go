@@ -68,6 +68,19 @@ func newPIIState(cfg config.PII, log *slog.Logger) *piiState {
 	return s
 }
 
+// RedactLogger is log with the personal data its records quote (a
+// script's error, a child's stderr, a failed request's message) replaced
+// by its type ([EMAIL]), as cfg detects it; log itself when PII rewriting
+// is off. cmd/toolfold gives it to every component, the sandbox's
+// included.
+func RedactLogger(cfg config.PII, log *slog.Logger) *slog.Logger {
+	s := newPIIState(cfg, log)
+	if s == nil || log == nil {
+		return log
+	}
+	return slog.New(s.det.LogHandler(log.Handler()))
+}
+
 // newVault is a fresh vault: each client session has one (session.go),
 // and so has each run made outside a client session. Nil when PII
 // rewriting is off.
@@ -95,10 +108,27 @@ func (s *piiState) redactFunc() func(string) string {
 	return s.det.Redact
 }
 
+// scrubFunc is what telemetry records through (telemetry.scrub): text
+// with the values the vault of ctx holds or mints as their tokens, or,
+// where no session is at hand, the detected values as their types
+// ([EMAIL]). Nil when PII rewriting is off.
+func (s *piiState) scrubFunc() func(context.Context, string) string {
+	if s == nil {
+		return nil
+	}
+	return func(ctx context.Context, text string) string {
+		if v := rewrite.FromContext(ctx); v != nil {
+			return v.ScanOutput(text)
+		}
+		return s.det.Redact(text)
+	}
+}
+
 // piiListsMiddleware tokenizes, with the vault of the request's session,
-// copies of the lists the SDK serves from toolfold's registry. A resource's
-// tokens record the upstream that listed it (owner) as their origin, so a
-// URI read back goes to its own server freely.
+// copies of the lists the SDK serves from toolfold's registry: tools,
+// resources, templates, prompts. A resource's tokens record the upstream
+// that listed it (owner) as their origin, so a URI read back goes to its
+// own server freely.
 func piiListsMiddleware(owner func(exposedURI string) string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -119,6 +149,10 @@ func piiListsMiddleware(owner func(exposedURI string) string) mcp.Middleware {
 				return v.TemplatesFor(r), nil
 			case *mcp.ListPromptsResult:
 				return v.PromptsFor(r), nil
+			case *mcp.ListToolsResult:
+				// Upstream tools in passthrough and hybrid, and the
+				// server purposes in search_tools' description.
+				return v.ToolsFor(r), nil
 			}
 			return res, err
 		}

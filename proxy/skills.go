@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/rewrite"
@@ -16,7 +18,7 @@ import (
 
 // Saved skills: a script's skills.save reaches scriptHost.SaveSkill, which
 // checks who may save (skills.save in proxy.yaml), refuses the session's
-// PII tokens, compiles the code in the sandbox and keeps the skill in the
+// PII tokens and raw personal data (skillRefusal), compiles the code in the sandbox and keeps the skill in the
 // store (skills.dir by default), shared by every session.
 
 var _ sandbox.SkillSaver = (*scriptHost)(nil)
@@ -55,7 +57,7 @@ func (h *scriptHost) SaveSkill(ctx context.Context, params json.RawMessage) (jso
 	err := skills.Save(ctx, p.skills, s, &skills.SaveOptions{
 		Overwrite: req.Overwrite,
 		Compile:   CompileCheck(p.cfg.Sandbox, p.runnerList()),
-		Refuse:    func(text string) string { return tokenRefusal(vault, text) },
+		Refuse:    func(text string) string { return p.pii.skillRefusal(vault, text) },
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -81,6 +83,44 @@ func (p *Proxy) saveRefusal(ctx context.Context) string {
 	}
 	return "saving skills is off over HTTP: every session shares them, so one client could plant code that another's scripts run; " +
 		"the user can allow it with skills.save: true in proxy.yaml"
+}
+
+// skillRefusal says why text may not be saved in a skill, or "": it holds
+// a token of vault (tokenRefusal), or a value the detector finds. A raw
+// value is refused rather than tokenized: a skill is shown to, and run by,
+// every later session, where this session's token would mean nothing, and
+// a token in code would silently change what the code does. The answer
+// names the value's type and place, never the value.
+func (s *piiState) skillRefusal(v *rewrite.Vault, text string) string {
+	if why := tokenRefusal(v, text); why != "" || s == nil {
+		return why
+	}
+	spans := s.det.Find(text, nil)
+	if len(spans) == 0 {
+		return ""
+	}
+	sp := spans[0]
+	line := 1 + strings.Count(text[:sp.Start], "\n")
+	col := 1 + utf8.RuneCountInString(text[strings.LastIndexByte(text[:sp.Start], '\n')+1:sp.Start])
+	return fmt.Sprintf("holds personal data (%s at line %d, column %d), which would be written to the skill store and shown to every later session; "+
+		"make the value an argument (parameters) and pass it in the call", sp.Type, line, col)
+}
+
+// SkillRefusal is skills.SaveOptions.Refuse for a skill a person adds
+// (toolfold skills add): personal data cfg detects is refused as in a
+// script's skills.save, since the store is read by every session. Nil when
+// PII rewriting is off.
+func SkillRefusal(cfg config.PII) func(text string) string {
+	s := newPIIState(cfg, nil)
+	if s == nil {
+		return nil
+	}
+	return func(text string) string {
+		if why := s.skillRefusal(nil, text); why != "" {
+			return why + "; or, if it is nobody's personal data, list it in pii.allow"
+		}
+		return ""
+	}
 }
 
 // tokenRE matches the shape of a PII token: [EMAIL_1], [PHONE_12].

@@ -38,7 +38,8 @@ import (
 // A client's trace is continued from params._meta (SEP-414: traceparent,
 // tracestate); every upstream request carries ours in its params._meta,
 // never the client's. Arguments and results are recorded only with
-// Options.CaptureContent, and then cut to maxCaptured bytes.
+// Options.CaptureContent, and then cut to maxCaptured bytes; they, and
+// error statuses, hold tokens, never personal data (telemetry.scrub).
 //
 // This file uses the OpenTelemetry API only; cmd/toolfold installs the SDK.
 // With neither provider set, telemetry is nil: the client-edge middleware is
@@ -96,6 +97,9 @@ type telemetry struct {
 	tracer  trace.Tracer
 	prop    propagation.TraceContext
 	capture bool
+	// scrub keeps personal data out of what spans record (the captured
+	// content, error statuses): set by New when PII rewriting is on.
+	scrub func(ctx context.Context, s string) string
 
 	serverDur  mcpconv.ServerOperationDuration
 	clientDur  mcpconv.ClientOperationDuration
@@ -208,10 +212,10 @@ func (t *telemetry) observe(ctx context.Context, kind trace.SpanKind, op operati
 	if span.IsRecording() {
 		span.SetAttributes(op.spanAttrs(req, peer)...)
 		if t.capture {
-			span.SetAttributes(capturedAttrs(params, res)...)
+			span.SetAttributes(t.capturedAttrs(ctx, params, res)...)
 		}
 		if op.errType != "" && !expectedFailure(op.method, err) {
-			span.SetStatus(codes.Error, t.statusText(res, err))
+			span.SetStatus(codes.Error, t.clean(ctx, t.statusText(res, err)))
 		}
 	}
 	span.End()
@@ -498,8 +502,26 @@ func errorType(err error) (typ, rpcCode string) {
 // ErrorType names the error for telemetry's error.type.
 func (*UnavailableError) ErrorType() string { return "unavailable" }
 
+// clean is s with the personal data in it replaced (scrub), for a span.
+func (t *telemetry) clean(ctx context.Context, s string) string {
+	if t.scrub == nil || s == "" {
+		return s
+	}
+	return t.scrub(ctx, s)
+}
+
 // capturedAttrs are the arguments and result of a tools/call, for
-// CaptureContent.
+// CaptureContent, cleaned of personal data: what a script typed is no
+// token yet (an upstream's result is one already).
+func (t *telemetry) capturedAttrs(ctx context.Context, params mcp.Params, res mcp.Result) []attribute.KeyValue {
+	attrs := capturedAttrs(params, res)
+	for i, a := range attrs {
+		attrs[i].Value = attribute.StringValue(t.clean(ctx, a.Value.AsString()))
+	}
+	return attrs
+}
+
+// capturedAttrs are the arguments and result of a tools/call, as they are.
 func capturedAttrs(params mcp.Params, res mcp.Result) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	var args any
@@ -559,7 +581,7 @@ func (t *telemetry) startScript(ctx context.Context, lang, code string) (context
 	ctx, span := t.tracer.Start(ctx, spanScript, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrScriptLanguage.String(lang)))
 	if t.capture && span.IsRecording() {
-		span.SetAttributes(attrScriptCode.String(truncate(code)))
+		span.SetAttributes(attrScriptCode.String(truncate(t.clean(ctx, code))))
 	}
 	return ctx, span
 }
@@ -602,7 +624,7 @@ func (t *telemetry) endScript(ctx context.Context, span trace.Span, lang string,
 		}
 		if outcome != outcomeOK {
 			span.SetAttributes(semconv.ErrorTypeKey.String(outcome))
-			span.SetStatus(codes.Error, t.scriptStatus(outcome, res, err))
+			span.SetStatus(codes.Error, t.clean(ctx, t.scriptStatus(outcome, res, err)))
 		}
 	}
 	span.End()
@@ -652,7 +674,7 @@ func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit
 		span.SetAttributes(attrSearchServer.String(server))
 	}
 	if t.capture {
-		span.SetAttributes(attrSearchQuery.String(truncate(query)))
+		span.SetAttributes(attrSearchQuery.String(truncate(t.clean(ctx, query))))
 	}
 	if err != nil {
 		typ, _ := errorType(err)
@@ -660,7 +682,7 @@ func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit
 			typ = errorTypeTool
 		}
 		span.SetAttributes(semconv.ErrorTypeKey.String(typ))
-		span.SetStatus(codes.Error, err.Error())
+		span.SetStatus(codes.Error, t.clean(ctx, err.Error()))
 	}
 	return text, err
 }

@@ -167,16 +167,19 @@ func (p *Proxy) SearchLanguage(query, detail string, limit int, server, lang str
 	return p.search(context.Background(), query, detail, limit, server, lang)
 }
 
-// search is Search inside a span, a child of ctx's.
+// search is Search inside a span, a child of ctx's, its text tokenized
+// with the vault ctx carries (none for a person's toolfold search).
 // lang names the script language of signatures ("" for the default).
 func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server, lang string) (string, error) {
 	return p.tel.traceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
-		return p.searchCatalog(query, detail, limit, server, lang)
+		return p.searchCatalog(ctx, query, detail, limit, server, lang)
 	})
 }
 
-// searchCatalog renders the hits of one search and counts them.
-func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang string) (string, int, error) {
+// searchCatalog renders the hits of one search and counts them. What
+// upstreams wrote about their tools is tokenized with the vault of ctx
+// (catalogpii.go).
+func (p *Proxy) searchCatalog(ctx context.Context, query, detail string, limit int, server, lang string) (string, int, error) {
 	if strings.TrimSpace(query) == "" {
 		return "", 0, invalidParams("query is required: describe what you want to do, e.g. \"read a file\"")
 	}
@@ -206,7 +209,7 @@ func (p *Proxy) searchCatalog(query, detail string, limit int, server, lang stri
 	}
 	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
 	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore(), Label: p.guard.label})
-	return text, len(hits), nil
+	return p.tokenizeSearch(ctx, ix, hits, text), len(hits), nil
 }
 
 type runArgs struct {

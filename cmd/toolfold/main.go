@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -210,6 +211,11 @@ func (c *common) setup(stderr io.Writer) (*slog.Logger, *config.Config, bool) {
 		return nil, nil, false
 	}
 	cfg, ok := c.load(stderr, log)
+	if ok {
+		// Nothing raw in the log: scripts' errors and children's stderr
+		// quote what scripts typed.
+		log = proxy.RedactLogger(cfg.PII, log)
+	}
 	return log, cfg, ok
 }
 
@@ -227,7 +233,19 @@ func (c *common) load(stderr io.Writer, log *slog.Logger) (*config.Config, bool)
 	for _, w := range cfg.Warnings {
 		log.Warn("config: " + w)
 	}
+	cfg.PII.PhoneFromLocale(hostLocale(os.Getenv))
 	return cfg, true
+}
+
+// hostLocale is the first of config.LocaleVars set in the environment,
+// and its value; "", "" when none is.
+func hostLocale(getenv func(string) string) (name, value string) {
+	for _, n := range config.LocaleVars {
+		if v := getenv(n); v != "" {
+			return n, v
+		}
+	}
+	return "", ""
 }
 
 // buildVersion is what toolfold reports to clients and upstreams: the

@@ -34,6 +34,9 @@ func piiStatus(p config.PII) string {
 	} else {
 		s += "; international phone formats only"
 	}
+	if p.PhoneRegionsFrom != "" {
+		s += " (" + p.PhoneRegionsFrom + ")"
+	}
 	if n := len(p.TrustedUpstreams); n > 0 {
 		s += fmt.Sprintf("; trusted (results untokenized): %s", strings.Join(p.TrustedUpstreams, ", "))
 	}

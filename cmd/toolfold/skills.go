@@ -126,7 +126,8 @@ func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st ski
 		return skillFailed(stderr, err)
 	}
 	runners, _ := languages(cfg, log, false)
-	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: proxy.CompileCheck(cfg.Sandbox, runners)}
+	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: proxy.CompileCheck(cfg.Sandbox, runners),
+		Refuse: proxy.SkillRefusal(cfg.PII)} // no raw personal data in the store every session reads
 	if err := skills.Save(ctx, st, s, opts); err != nil {
 		return skillFailed(stderr, err)
 	}

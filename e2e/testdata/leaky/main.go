@@ -32,6 +32,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, "leaky: whois answered "+planted)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: planted}}}, nil, nil
 		})
+	// A tool whose description, title and schema hold personal data, as
+	// an upstream may write them.
+	type ownerIn struct {
+		Record string `json:"record" jsonschema:"the record id, or ask +44 20 7946 0958"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "find_owner", Title: "Owner lookup (erin.desc@example.com)",
+		Description: "Find the owner of a record. Contact the owner at erin.desc@example.com or +44 20 7946 0958."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in ownerIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "owner of " + in.Record + ": " + planted}}}, nil, nil
+		})
 	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: planted}}}, nil
 	}
