@@ -166,10 +166,10 @@ func (g *gen) github() {
 	login := strings.ToLower(ascii(p.given)) + fmt.Sprint(g.R.IntN(99))
 	issue := map[string]any{
 		"number": g.R.IntN(5000), "title": "Crash when the config file is empty", "state": "open",
-		"user":      map[string]any{"login": login, "id": g.R.IntN(1e7), "type": "User", "name": p.full},
-		"assignee":  map[string]any{"login": "maint" + fmt.Sprint(g.R.IntN(9)), "name": q.full, "email": q.email()},
+		"user":       map[string]any{"login": login, "id": g.R.IntN(1e7), "type": "User", "name": p.full},
+		"assignee":   map[string]any{"login": "maint" + fmt.Sprint(g.R.IntN(9)), "name": q.full, "email": q.email()},
 		"repository": map[string]any{"name": "toolfold", "full_name": "acme/toolfold", "owner": map[string]any{"login": "acme", "type": "Organization"}},
-		"body":      "Steps: run `toolfold serve` with an empty proxy.yaml; it panics in config.Load.",
+		"body":       "Steps: run `toolfold serve` with an empty proxy.yaml; it panics in config.Load.",
 	}
 	g.add("github", js(issue), name(p.full), name(q.full))
 }

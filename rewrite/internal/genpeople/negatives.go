@@ -142,4 +142,3 @@ func splitPresidio(dir, src string) {
 		write(filepath.Join(dir, "presidio_names_"+half+".cases.jsonl"), out)
 	}
 }
-
