@@ -124,7 +124,11 @@ func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	if d.on[kSecret] {
 		sc.rules.rs = secretRules()
 	}
-	sc.run()
+	if sp, ok := d.hintedSpan(text, hint); hint != "" && ok {
+		sc.out = append(sc.out, sp)
+	} else {
+		sc.run()
+	}
 	dst = sc.out
 	if len(sc.rules.out) > 0 {
 		dst = mergeSpans(dst, base, sc.rules.out)

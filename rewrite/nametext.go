@@ -1,0 +1,369 @@
+package rewrite
+
+import "strings"
+
+// Free-text cues for names, matched on words as written.
+var (
+	titles      = setOf(`Mr Mrs Ms Miss Mx Dr Prof Sir Madam Mme Mlle Herr Frau Sr Sra Srta Dott`)
+	salutations = setOf(`Dear Hi Hello Hey Dearest Hallo Bonjour Hola Ciao`)
+	// signOffs end the line before a signature (lower-case, no comma).
+	signOffs = setOfLines(`regards|best regards|kind regards|warm regards|best wishes|best|thanks|thank you|many thanks|cheers|sincerely|yours sincerely|yours truly|yours|respectfully|all the best|mit freundlichen grüßen|cordialement|saludos`)
+	// cueBefore end the text before a name (lower-case).
+	cuesBefore = []string{"my name is ", "name is ", "named ", "i am ", "i'm ", "call me ", "name's "}
+)
+
+// placeNouns end the names of places, streets and organisations
+// ("Lincoln Center", "Monika Union", "Shepherd Ltd"): a run that ends in
+// one, or is followed by one, is no person (lower-case).
+var placeNouns = setOf(`union point points park street st place lodge center centre line ltd inc corp llc plc gmbh
+co company group bank university college school hospital station bridge tower square lake river island county
+city valley theatre theater museum library gardens garden airport road avenue ave court building orchestra band
+foundation institute hills heights village crossing junction mills ridge harbor harbour port beach springs falls
+grove meadows estates landing pass hollow creek forest woods stadium arena church cathedral chapel hotel drive
+way lane terrace parkway boulevard plaza trail suite apt award prize act law day`)
+
+// functionWords are short ordinary words a sentence starts with that
+// the name lists also hold ("In", "My", "So"): never a name's first word.
+var functionWords = setOf(`in on at my so do be the an and or but if as by to of we he me us no up it is am are was
+his her our its this that my all any can may will new`)
+
+func setOfLines(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Split(s, "|") {
+		m[w] = true
+	}
+	return m
+}
+
+// nameish: a word that may be part of a name: a given name, a surname
+// that is no ordinary word, or a word no list knows.
+func (w nameWord) nameish() bool {
+	return !w.initial && !w.particle && (w.flags&wGiven != 0 || w.flags&wSurname != 0 && w.flags&wWord == 0 || w.flags == 0)
+}
+
+// nameWord is one word of a capitalised run.
+type nameWord struct {
+	start, end int
+	flags      uint8
+	initial    bool // "J."
+	particle   bool
+}
+
+// capRun reads up to 4 name words from s[i], separated by single spaces:
+// capitalised words, initials and particles (not last). The run stops at a
+// possessive ("Yefremova's").
+func capRun(s string, i int, ws *[4]nameWord) int {
+	n := 0
+	j := i
+	for n < 4 && j < len(s) {
+		if !capitalAt(s, j) && !(n > 0 && isLetter(s[j])) {
+			break
+		}
+		e := nameWordEnd(s, j)
+		if e == j {
+			break
+		}
+		w := nameWord{start: j, end: e}
+		switch {
+		case e == j+1 && e < len(s) && s[e] == '.' && isUpper(s[j]):
+			w.initial, w.end = true, e+1
+		case !capitalAt(s, j):
+			if !particles[s[j:e]] {
+				return n
+			}
+			w.particle = true
+		}
+		if !w.initial && !w.particle {
+			w.flags = lexOf(s[j:e])
+		}
+		ws[n] = w
+		n++
+		j = w.end
+		if j+1 >= len(s) || s[j] != ' ' || j < len(s) && s[j] == '\'' {
+			break
+		}
+		j++
+	}
+	for n > 0 && ws[n-1].particle {
+		n--
+	}
+	return n
+}
+
+// nameAt tries the name cues and the free-text rule at the capitalised
+// word s[i]; it emits and returns the end of what it emitted, or -1.
+func (sc *scanner) nameAt(i int) int {
+	s := sc.s
+	var ws [4]nameWord
+	n := capRun(s, i, &ws)
+	if n == 0 {
+		return -1
+	}
+	w0 := s[ws[0].start:ws[0].end]
+	after := ws[0].end
+	// "Dr. Jane Doe", "Dear Jane,": the cue word, then a run.
+	if titles[w0] || salutations[w0] {
+		j := after
+		if j < len(s) && s[j] == '.' && titles[w0] {
+			j++
+		}
+		if j+1 < len(s) && s[j] == ' ' && capitalAt(s, j+1) {
+			var rs [4]nameWord
+			if m := capRun(s, j+1, &rs); m > 0 && m <= 3 {
+				end := rs[m-1].end
+				if titles[w0] || end == len(s) || strings.IndexByte(",!\n:;", s[end]) >= 0 {
+					if r := trimPlain(rs[:m]); !allPlain(r) && !upperWord(s, r[0]) {
+						end = r[len(r)-1].end
+						sc.emit(rs[0].start, end, TypeName)
+						return end
+					}
+				}
+			}
+		}
+		return -1
+	}
+	if sc.cueBefore(i) || sc.signatureLine(i) {
+		if end := ws[n-1].end; n <= 4 && !allPlain(ws[:n]) && (n > 1 || ws[0].flags&(wGiven|wSurname) != 0 || ws[0].flags == 0) {
+			sc.emit(i, end, TypeName)
+			return end
+		}
+	}
+	if n < 2 || functionWords[strings.ToLower(w0)] || streetPrefixes[w0] {
+		return -1
+	}
+	if end, ok := freeName(s, ws[:n]); ok && !streetAround(s, i, end) {
+		sc.emit(i, end, TypeName)
+		return end
+	}
+	return -1
+}
+
+// allPlain: no word may be part of a name.
+func allPlain(ws []nameWord) bool {
+	for _, w := range ws {
+		if w.nameish() {
+			return false
+		}
+	}
+	return true
+}
+
+// trimPlain drops the ordinary words that end a run ("Barbara Yudina
+// Apt"), keeping at least one word.
+func trimPlain(ws []nameWord) []nameWord {
+	for len(ws) > 1 && !ws[len(ws)-1].nameish() && !ws[len(ws)-1].initial {
+		ws = ws[:len(ws)-1]
+	}
+	return ws
+}
+
+// freeName decides a run with no cue: a given name first, a surname or
+// an unknown capitalised word last, not both ordinary words, the last no
+// company's.
+func freeName(s string, ws []nameWord) (int, bool) {
+	first, last := ws[0], ws[len(ws)-1]
+	if first.flags&wGiven == 0 || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
+		return 0, false
+	}
+	for _, w := range ws {
+		if upperWord(s, w) {
+			return 0, false
+		}
+	}
+	lastOK := last.flags&wSurname != 0 || last.flags == 0 && last.end-last.start > 1
+	if !lastOK {
+		return 0, false
+	}
+	if first.flags&wWord != 0 && last.flags&wWord != 0 {
+		return 0, false
+	}
+	for _, w := range ws[1 : len(ws)-1] {
+		if !w.initial && !w.particle && w.flags&wWord != 0 && w.flags&(wGiven|wSurname) == 0 {
+			return 0, false
+		}
+	}
+	return last.end, true
+}
+
+// cueBefore reports whether the text before s[i] ends with a phrase that
+// introduces a name ("my name is ").
+func (sc *scanner) cueBefore(i int) bool {
+	if i < 4 {
+		return false
+	}
+	tail := sc.s[max(0, i-12):i]
+	for _, c := range cuesBefore {
+		if len(tail) >= len(c) && strings.EqualFold(tail[len(tail)-len(c):], c) {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureLine reports whether s[i] starts a line that follows a
+// sign-off line ("Best regards,").
+func (sc *scanner) signatureLine(i int) bool {
+	s := sc.s
+	if i < 2 || s[i-1] != '\n' {
+		return false
+	}
+	prev := strings.TrimRight(s[max(0, i-40):i-1], " \r,")
+	if k := strings.LastIndexByte(prev, '\n'); k >= 0 {
+		prev = prev[k+1:]
+	} else if i-40 > 0 {
+		return false
+	}
+	return signOffs[strings.ToLower(strings.TrimSpace(prev))]
+}
+
+// labelValue handles "Name: Jane Doe" and "Address: 1 Main St": a label
+// word (or two) at s[i] ending in ':', its value the rest of the line.
+// It emits and returns the value's end, or -1.
+func (sc *scanner) labelValue(i int) int {
+	s := sc.s
+	j := i
+	for k := 0; k < 3 && j < len(s); k++ {
+		e := nameWordEnd(s, j)
+		if e == j {
+			return -1
+		}
+		j = e
+		if j < len(s) && s[j] == ':' {
+			break
+		}
+		if j+1 >= len(s) || s[j] != ' ' {
+			return -1
+		}
+		j++
+	}
+	if j >= len(s) || s[j] != ':' || j+1 >= len(s) || s[j+1] != ' ' {
+		return -1
+	}
+	key := s[i:j]
+	if normKey(key) == "name" {
+		key = "personname" // "Name: Jane Doe"
+	}
+	vs := j + 2
+	ve := strings.IndexByte(s[vs:], '\n')
+	if ve < 0 {
+		ve = len(s)
+	} else {
+		ve += vs
+	}
+	sp, ok := sc.d.hintedSpan(strings.TrimRight(s[vs:ve], "\r"), key)
+	if !ok {
+		return -1
+	}
+	sc.emit(vs+sp.Start, vs+sp.End, sp.Type)
+	return vs + sp.End
+}
+
+// cellValue handles a table cell under a person's or address column: the
+// whole cell, from s[i]. It emits and returns the cell's end, or -1.
+func (sc *scanner) cellValue(i int) int {
+	h := sc.columnHeader(i)
+	if h == "" {
+		return -1
+	}
+	k := normKey(h)
+	if k == "name" && sc.personTable() {
+		h = "personname"
+	}
+	tc := &sc.table
+	e := strings.IndexByte(sc.s[i:tc.le], tc.sep)
+	if e < 0 {
+		e = tc.le
+	} else {
+		e += i
+	}
+	if c := sc.s[i-1]; i > tc.ls && c != tc.sep && c != ' ' && c != '\t' && c != '"' {
+		return -1 // not the cell's first word
+	}
+	sp, ok := sc.d.hintedSpan(strings.TrimRight(strings.Trim(sc.s[i:e], `"`), "\r"), h)
+	if !ok {
+		return -1
+	}
+	sc.emit(i+sp.Start, i+sp.End, sp.Type)
+	return i + sp.End
+}
+
+// personTable reports whether the current table's header has a column
+// only people have (email, phone).
+func (sc *scanner) personTable() bool {
+	for _, c := range sc.table.cells {
+		switch k := normKey(c); {
+		case strings.Contains(k, "email"), strings.Contains(k, "phone"), k == "mail", k == "login", k == "username":
+			return true
+		}
+	}
+	return false
+}
+
+// displayName emits the name before an email in angle brackets
+// ("Jane Doe" <jane@x.org>, Jane Doe <jane@x.org>), lt being the '<'.
+func (sc *scanner) displayName(lt int) {
+	s := sc.s
+	e := lt
+	for e > 0 && s[e-1] == ' ' {
+		e--
+	}
+	q := e > 0 && s[e-1] == '"'
+	if q {
+		e--
+	}
+	b := e
+	for b > 0 && b > e-80 {
+		c := s[b-1]
+		if c == '"' || c == '\n' || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '[' || c == '{' {
+			break
+		}
+		b--
+	}
+	for b < e && s[b] == ' ' {
+		b++
+	}
+	last := 0
+	if len(sc.out) > 0 {
+		last = sc.out[len(sc.out)-1].End
+	}
+	if b >= e || b < last || !nameShape(s[b:e], true) {
+		return
+	}
+	sc.emit(b, e, TypeName)
+}
+
+// upperWord: a word of two or more letters all upper-case ("IBAN").
+func upperWord(s string, w nameWord) bool {
+	if w.initial || w.end-w.start < 2 {
+		return false
+	}
+	for j := w.start; j < w.end; j++ {
+		if s[j] >= 0x80 || !isUpper(s[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// streetAround reports whether the run s[i:end] names a street or a
+// place: a number before or after it ("5850 Jana Nerudy 894", "Joaquin
+// Suarez 2906") or a place noun after it ("Kirk Douglas Theatre").
+func streetAround(s string, i, end int) bool {
+	if i >= 2 && s[i-1] == ' ' && isDigit(s[i-2]) {
+		return true
+	}
+	if end+1 < len(s) && s[end] == ' ' && isDigit(s[end+1]) {
+		return true
+	}
+	j := end
+	if j < len(s) && s[j] == '.' {
+		j++
+	}
+	if j+1 < len(s) && s[j] == ' ' {
+		e := nameWordEnd(s, j+1)
+		if w := strings.ToLower(s[j+1 : e]); placeNouns[w] || streetTypes[w] {
+			return true
+		}
+	}
+	return false
+}
