@@ -263,6 +263,9 @@ func poBoxEnd(s string, i int) int {
 	return k
 }
 
+// maxCJKAddress bounds a CJK street line, in bytes.
+const maxCJKAddress = 120
+
 // cjkAddressAt tries a CJK street line at s[i]: a run of CJK characters
 // and digits holding a street word (路, 街, 道, 大道, 로, 길) followed by
 // a house number and 号/號/番地, or a Japanese 丁目 address.
@@ -271,7 +274,7 @@ func (sc *scanner) cjkAddressAt(i int) int {
 	j := i
 	street, number := false, false
 	digitsAfterStreet := false
-	for j < len(s) {
+	for j < len(s) && j-i < maxCJKAddress {
 		r, size := utf8.DecodeRuneInString(s[j:])
 		switch {
 		case r == '路' || r == '街' || r == '道' || r == '로' || r == '길':

@@ -53,11 +53,13 @@ func lexicon() map[string]uint8 {
 
 // stopList: surnames that end a company's or product's name more often
 // than a person's ("John Deere", "Morgan Stanley", "Calvin Klein"),
-// lower-case; they stop a run they end.
+// lower-case; they stop a run they end. Voice assistants' names are
+// never a name standing alone.
 const stopList = `
 deere schwab stanley sachs fargo hilfiger klein lauren davidson benz kellogg packard
 boeing carnegie rockefeller edison marriott hilton hyatt chrysler porsche ferrari
 lamborghini hershey nordstrom macy walgreens heinz wrigley
+siri alexa cortana bixby
 `
 
 // lexOf returns the flags of word w (any case).

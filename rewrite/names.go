@@ -152,11 +152,18 @@ func streetShape(v string) bool {
 	return digit && letter && (strings.IndexByte(v, ' ') > 0 || caseless(v) || !isDigit(v[0]))
 }
 
+// maxNameWord bounds a word of a name, in bytes: a longer run of letters
+// is none, and is read no further (hostile text stays linear).
+const maxNameWord = 48
+
 // nameWordEnd returns the end of the name word at s[i] (letters, marks,
 // inner '-' and '\”), i when there is none.
 func nameWordEnd(s string, i int) int {
 	j := i
 	for j < len(s) {
+		if j-i > maxNameWord {
+			return i // no word of a name is this long
+		}
 		c := s[j]
 		if c < 0x80 {
 			if isLetter(c) {

@@ -9,7 +9,7 @@ var (
 	// signOffs end the line before a signature (lower-case, no comma).
 	signOffs = setOfLines(`regards|best regards|kind regards|warm regards|best wishes|best|thanks|thank you|many thanks|cheers|sincerely|yours sincerely|yours truly|yours|respectfully|all the best|mit freundlichen grüßen|cordialement|saludos`)
 	// cueBefore end the text before a name (lower-case).
-	cuesBefore = []string{"my name is ", "name is ", "named ", "i am ", "i'm ", "call me ", "name's "}
+	cuesBefore = []string{"my name is ", "name is ", "named ", "named him ", "named her ", "i am ", "i'm ", "call me ", "name's ", "name? "}
 )
 
 // placeNouns end the names of places, streets and organisations
@@ -128,7 +128,14 @@ func (sc *scanner) nameAt(i int) int {
 			return end
 		}
 	}
-	if n < 2 || functionWords[strings.ToLower(w0)] || streetPrefixes[w0] {
+	if functionWords[strings.ToLower(w0)] || streetPrefixes[w0] {
+		return -1
+	}
+	if n == 1 {
+		if end := ws[0].end; singleName(s, i, ws[0]) && !streetAround(s, i, end) {
+			sc.emit(i, end, TypeName)
+			return end
+		}
 		return -1
 	}
 	if end, ok := freeName(s, ws[:n]); ok && !streetAround(s, i, end) {
@@ -162,7 +169,7 @@ func trimPlain(ws []nameWord) []nameWord {
 // company's.
 func freeName(s string, ws []nameWord) (int, bool) {
 	first, last := ws[0], ws[len(ws)-1]
-	if first.flags&wGiven == 0 || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
+	if first.flags&wGiven == 0 && !foreignName(s, ws) || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
 		return 0, false
 	}
 	for _, w := range ws {
@@ -216,6 +223,10 @@ func (sc *scanner) signatureLine(i int) bool {
 	return signOffs[strings.ToLower(strings.TrimSpace(prev))]
 }
 
+// maxLabelValue bounds the value after a label, in bytes: a name or a
+// street line is shorter (hintedSpan refuses longer ones).
+const maxLabelValue = 160
+
 // labelValue handles "Name: Jane Doe" and "Address: 1 Main St": a label
 // word (or two) at s[i] ending in ':', its value the rest of the line.
 // It emits and returns the value's end, or -1.
@@ -244,9 +255,9 @@ func (sc *scanner) labelValue(i int) int {
 		key = "personname" // "Name: Jane Doe"
 	}
 	vs := j + 2
-	ve := strings.IndexByte(s[vs:], '\n')
+	ve := strings.IndexByte(s[vs:min(len(s), vs+maxLabelValue)], '\n')
 	if ve < 0 {
-		ve = len(s)
+		ve = min(len(s), vs+maxLabelValue)
 	} else {
 		ve += vs
 	}
@@ -270,14 +281,18 @@ func (sc *scanner) cellValue(i int) int {
 		h = "personname"
 	}
 	tc := &sc.table
-	e := strings.IndexByte(sc.s[i:tc.le], tc.sep)
+	if c := sc.s[i-1]; i > tc.ls && c != tc.sep && c != ' ' && c != '\t' && c != '"' {
+		return -1 // not the cell's first word
+	}
+	stop := tc.sep
+	if sc.s[i-1] == '"' {
+		stop = '"' // "Doe, Jane"
+	}
+	e := strings.IndexByte(sc.s[i:tc.le], stop)
 	if e < 0 {
 		e = tc.le
 	} else {
 		e += i
-	}
-	if c := sc.s[i-1]; i > tc.ls && c != tc.sep && c != ' ' && c != '\t' && c != '"' {
-		return -1 // not the cell's first word
 	}
 	sp, ok := sc.d.hintedSpan(strings.TrimRight(strings.Trim(sc.s[i:e], `"`), "\r"), h)
 	if !ok {
@@ -366,4 +381,47 @@ func streetAround(s string, i, end int) bool {
 		}
 	}
 	return false
+}
+
+// singleName: a given name standing alone ("Jennifer is very reliable")
+// is one when no list calls it an ordinary word, a surname or a product,
+// and the word before it is not capitalised (a heading, a product's
+// name, a first name no list knows).
+func singleName(s string, i int, w nameWord) bool {
+	if w.flags != wGiven || w.end-w.start < 3 || upperWord(s, w) {
+		return false
+	}
+	if i >= 2 && s[i-1] == ' ' {
+		b := i - 2
+		for b > 0 && isLetter(s[b-1]) {
+			b--
+		}
+		if isUpper(s[b]) {
+			return false
+		}
+	}
+	return true
+}
+
+// foreignName: a run no list knows with an initial in the middle ("Ravil
+// G Yefimov") or letters beyond ASCII ("Šárka Ottová"), no word of it an
+// ordinary one.
+func foreignName(s string, ws []nameWord) bool {
+	wide, initial := false, false
+	for k, w := range ws {
+		switch {
+		case w.initial || w.end-w.start == 1 && k > 0 && k < len(ws)-1:
+			initial = true
+		case w.particle:
+		case w.flags&wWord != 0:
+			return false
+		default:
+			for j := w.start; j < w.end; j++ {
+				if s[j] >= 0x80 {
+					wide = true
+				}
+			}
+		}
+	}
+	return wide || initial
 }
