@@ -54,12 +54,13 @@ func lexicon() map[string]uint8 {
 // stopList: surnames that end a company's or product's name more often
 // than a person's ("John Deere", "Morgan Stanley", "Calvin Klein"),
 // lower-case; they stop a run they end. Voice assistants' names are
-// never a name standing alone.
+// never a name standing alone, and "Claude" starts a product's name
+// ("Claude Code", "Claude Desktop") far more often than a person's.
 const stopList = `
 deere schwab stanley sachs fargo hilfiger klein lauren davidson benz kellogg packard
 boeing carnegie rockefeller edison marriott hilton hyatt chrysler porsche ferrari
 lamborghini hershey nordstrom macy walgreens heinz wrigley
-siri alexa cortana bixby
+siri alexa cortana bixby claude
 `
 
 // lexOf returns the flags of word w (any case).

@@ -98,8 +98,8 @@ func nameShape(v string, single bool) bool {
 			return false
 		}
 	}
-	if n == 0 || plain {
-		return false
+	if n == 0 || plain || n == 1 && strings.ToUpper(v) == v && !caseless(v) {
+		return false // nothing, ordinary words, or one word in capitals ("HTML")
 	}
 	return n > 1 || single || known || caseless(v)
 }

@@ -112,7 +112,7 @@ func (sc *scanner) nameAt(i int) int {
 			if m := capRun(s, j+1, &rs); m > 0 && m <= 3 {
 				end := rs[m-1].end
 				if titles[w0] || end == len(s) || strings.IndexByte(",!\n:;", s[end]) >= 0 {
-					if r := trimPlain(rs[:m]); !allPlain(r) && !upperWord(s, r[0]) {
+					if r := trimPlain(rs[:m]); !allPlain(r) && !upperWord(s, r[0]) && !titles[s[r[0].start:r[0].end]] {
 						end = r[len(r)-1].end
 						sc.emit(rs[0].start, end, TypeName)
 						return end
@@ -123,13 +123,18 @@ func (sc *scanner) nameAt(i int) int {
 		return -1
 	}
 	if sc.cueBefore(i) || sc.signatureLine(i) {
-		if end := ws[n-1].end; n <= 4 && !allPlain(ws[:n]) && (n > 1 || ws[0].flags&(wGiven|wSurname) != 0 || ws[0].flags == 0) {
+		if end := ws[n-1].end; n <= 4 && !allPlain(ws[:n]) && !upperWord(s, ws[0]) && (n > 1 || ws[0].flags&(wGiven|wSurname) != 0 || ws[0].flags == 0) {
 			sc.emit(i, end, TypeName)
 			return end
 		}
 	}
-	if functionWords[strings.ToLower(w0)] || streetPrefixes[w0] {
+	if functionWords[strings.ToLower(w0)] || streetPrefixes[w0] || placeFirst[strings.ToLower(w0)] {
 		return -1
+	}
+	for _, w := range ws[:n] {
+		if camel(s, w) {
+			return -1 // "FileLess", "NaN": code
+		}
 	}
 	if n == 1 {
 		if end := ws[0].end; singleName(s, i, ws[0]) && !streetAround(s, i, end) {
@@ -169,7 +174,7 @@ func trimPlain(ws []nameWord) []nameWord {
 // company's.
 func freeName(s string, ws []nameWord) (int, bool) {
 	first, last := ws[0], ws[len(ws)-1]
-	if first.flags&wGiven == 0 && !foreignName(s, ws) || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
+	if first.flags&wGiven == 0 && !foreignName(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
 		return 0, false
 	}
 	for _, w := range ws {
@@ -391,6 +396,9 @@ func singleName(s string, i int, w nameWord) bool {
 	if w.flags != wGiven || w.end-w.start < 3 || upperWord(s, w) {
 		return false
 	}
+	if !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i) {
+		return false
+	}
 	if i >= 2 && s[i-1] == ' ' {
 		b := i - 2
 		for b > 0 && isLetter(s[b-1]) {
@@ -425,3 +433,57 @@ func foreignName(s string, ws []nameWord) bool {
 	}
 	return wide || initial
 }
+
+// camel: a word with an upper-case letter after its first that no name
+// spelling explains ("FileLess", "NaN", "AIza"; not "McCarthy",
+// "MacNamara", "DeShawn").
+func camel(s string, w nameWord) bool {
+	if w.initial || upperWord(s, w) {
+		return false
+	}
+	for j := w.start + 1; j < w.end; j++ {
+		if isUpper(s[j]) {
+			p := s[w.start:j]
+			if p != "Mc" && p != "Mac" && p != "De" && p != "Di" && p != "La" && p != "Le" && s[j-1] != '\'' && s[j-1] != '-' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// verbsAfter follow a person's name standing alone ("Jennifer is",
+// "Scott had given", "Leif, can you").
+var verbsAfter = setOf(`is was has had said says will would can could wrote writes asked asks told tells called
+calls lives lived works worked thinks thought spent shouted replied added sent sends did does just also and
+went goes came comes knows knew wants wanted needs needed`)
+
+// verbAfter reports whether the word after s[end] is one of verbsAfter,
+// or a vocative comma follows ("Leif, can I").
+func verbAfter(s string, end int) bool {
+	if end < len(s) && s[end] == ',' {
+		return end+1 < len(s) && s[end+1] == ' '
+	}
+	if end+1 >= len(s) || s[end] != ' ' {
+		return false
+	}
+	e := end + 1
+	for e < len(s) && s[e] >= 'a' && s[e] <= 'z' {
+		e++
+	}
+	return verbsAfter[s[end+1:e]]
+}
+
+// sentenceStart reports whether s[i] starts a sentence: nothing, or the
+// end of one, before it.
+func sentenceStart(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '"') {
+		j--
+	}
+	return j == 0 || strings.IndexByte(".!?\n", s[j-1]) >= 0
+}
+
+// placeFirst start the names of places ("San Francisco", "Fort Worth",
+// "French Guiana" is caught by its ordinary first word), never a person's.
+var placeFirst = setOf(`san santa santo saint sainte st fort port mount lake new north south east west los las el`)
