@@ -396,7 +396,9 @@ func singleName(s string, i int, w nameWord) bool {
 	if w.flags != wGiven || w.end-w.start < 3 || upperWord(s, w) {
 		return false
 	}
-	if !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i) {
+	switch {
+	case speaker(s, i, w.end), listed(s, i, w.end):
+	case !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i):
 		return false
 	}
 	if i >= 2 && s[i-1] == ' ' {
@@ -487,3 +489,32 @@ func sentenceStart(s string, i int) bool {
 // placeFirst start the names of places ("San Francisco", "Fort Worth",
 // "French Guiana" is caught by its ordinary first word), never a person's.
 var placeFirst = setOf(`san santa santo saint sainte st fort port mount lake new north south east west los las el`)
+
+// speaker: a name that starts a line and ends with ':' names who speaks
+// ("Nicole: Remember me?"), as in chat transcripts.
+func speaker(s string, i, end int) bool {
+	return (i == 0 || s[i-1] == '\n') && end+1 < len(s) && s[end] == ':' && s[end+1] == ' '
+}
+
+// listed: a given name in a list of given names ("Romi, Erik, Amy and
+// Kristen"): the item before or after it is a given name too.
+func listed(s string, i, end int) bool {
+	for _, sep := range []string{", ", " and "} {
+		if strings.HasPrefix(s[end:], sep) {
+			j := end + len(sep)
+			if e := nameWordEnd(s, j); e > j && capitalAt(s, j) && lexOf(s[j:e]) == wGiven {
+				return true
+			}
+		}
+		if b := i - len(sep); b > 0 && s[b:i] == sep {
+			a := b
+			for a > 0 && isLetter(s[a-1]) {
+				a--
+			}
+			if a < b && capitalAt(s, a) && lexOf(s[a:b]) == wGiven {
+				return true
+			}
+		}
+	}
+	return false
+}
