@@ -71,7 +71,7 @@ func (sc *scanner) streetNumberAt(i int) int {
 			break
 		}
 		w := strings.TrimSuffix(s[p:q], ".")
-		if n > 0 && streetTypes[strings.ToLower(w)] && (isUpper(s[p]) || isDigit(s[p])) {
+		if n > 0 && inSet(streetTypes, w) && (isUpper(s[p]) || isDigit(s[p])) {
 			end = q
 			if q+1 < len(s) && s[q] == ' ' && directions[nextWord(s, q+1)] {
 				end = q + 1 + len(nextWord(s, q+1))
@@ -165,6 +165,9 @@ func streetName(s string, i, n int) int {
 // end, or -1.
 func (sc *scanner) streetWordAt(i int) int {
 	s := sc.s
+	if c := s[i]; c < 0x80 && !isUpper(c) && !(i+3 < len(s) && s[i+2] == '.' && (s[i:i+2] == "ul" || s[i:i+2] == "al")) {
+		return -1 // every form starts capitalised, but "ul." and "al."
+	}
 	if end := poBoxEnd(s, i); end > 0 {
 		sc.emit(i, end, TypeAddress)
 		return end
@@ -188,13 +191,15 @@ func (sc *scanner) streetWordAt(i int) int {
 		return -1
 	}
 	// "Hauptstraße 12", "Schillerstr. 4a", "Andrássy út 60".
-	lw := strings.ToLower(w)
-	if e < len(s) && s[e] == '.' && strings.HasSuffix(lw, "str") {
+	if !capitalAt(s, i) {
+		return -1
+	}
+	if e < len(s) && s[e] == '.' && hasSuffixFold(w, "str") {
 		e++
-		lw += "."
+		w = s[i:e]
 	}
 	for _, suf := range streetSuffixes {
-		if strings.HasSuffix(lw, suf) && isUpper(s[i]) || s[i] >= 0x80 && strings.HasSuffix(lw, suf) {
+		if hasSuffixFold(w, suf) {
 			if n := houseNumber(s, e); n > 0 {
 				sc.emit(i, n, TypeAddress)
 				return n
@@ -312,4 +317,20 @@ done:
 	}
 	sc.emit(i, j, TypeAddress)
 	return j
+}
+
+// hasSuffixFold is strings.HasSuffix ignoring the case of w's ASCII
+// letters (suf is lower-case); a non-ASCII ending is compared as written
+// ("Straße" ends in "straße").
+func hasSuffixFold(w, suf string) bool {
+	if len(w) < len(suf) {
+		return false
+	}
+	t := w[len(w)-len(suf):]
+	for k := 0; k < len(suf); k++ {
+		if lower(t[k]) != suf[k] {
+			return false
+		}
+	}
+	return true
 }

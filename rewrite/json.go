@@ -122,7 +122,7 @@ func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool,
 		c := raw[i]
 		switch {
 		case c == '{' || c == '[':
-			st.push(hint, c == '{')
+			st.push(hint, c == '{', i)
 			out.WriteByte(c)
 			i++
 		case c == '}' || c == ']':
@@ -147,7 +147,6 @@ func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool,
 			}
 			if isKey {
 				hint = lit[1 : len(lit)-1]
-				st.key(hint)
 			}
 			i = j
 		case c == '-' || isDigit(c):

@@ -39,17 +39,30 @@ func setOf(words string) map[string]bool {
 	return m
 }
 
-// normKey is key lower-cased with everything but letters and digits
-// dropped: "first_name", "firstName" and "First Name" are "firstname".
+// normKey is key lower-cased with everything but ASCII letters and
+// digits dropped: "first_name", "firstName" and "First Name" are
+// "firstname".
 func normKey(key string) string {
 	var buf [48]byte
+	return string(normKeyTo(&buf, key))
+}
+
+// normKeyTo is normKey into buf (no allocation; keys longer than buf are
+// cut, and match no set).
+func normKeyTo(buf *[48]byte, key string) []byte {
 	b := buf[:0]
 	for i := 0; i < len(key) && len(b) < len(buf); i++ {
 		if c := key[i]; isAlnum(c) {
 			b = append(b, lower(c))
 		}
 	}
-	return string(b)
+	return b
+}
+
+// inSet reports whether the normKey of w is in m, without allocating.
+func inSet(m map[string]bool, w string) bool {
+	var buf [48]byte
+	return m[string(normKeyTo(&buf, w))]
 }
 
 // particles are the lower-case words a name may hold between its parts.
@@ -111,12 +124,25 @@ func caseless(v string) bool {
 	return r >= 0x80 && unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r)
 }
 
+// maxHinted bounds a value that its key alone makes a name or a street
+// line, in bytes.
+const maxHinted = 160
+
 // hintedSpan returns the span a value gets from its key alone: the whole
 // value (spaces trimmed) as NAME under a person's key, as ADDRESS under an
 // address key when it looks like a street line.
 func (d *Detector) hintedSpan(s, key string) (Span, bool) {
-	k := normKey(key)
-	if k == "" {
+	// Names start capitalised (or in a script without case), street
+	// lines with a digit or a capital: most values are neither.
+	if key == "" || s == "" || !d.on[kName] && !d.on[kAddr] || len(s) > maxHinted {
+		return Span{}, false
+	}
+	if c := s[0]; c < 0x80 && !isUpper(c) && !isDigit(c) && c != ' ' {
+		return Span{}, false
+	}
+	var buf [48]byte
+	k := normKeyTo(&buf, key)
+	if len(k) == 0 {
 		return Span{}, false
 	}
 	a := len(s) - len(strings.TrimLeft(s, " \t"))
@@ -126,9 +152,9 @@ func (d *Detector) hintedSpan(s, key string) (Span, bool) {
 	}
 	v := s[a:b]
 	switch {
-	case d.on[kName] && personKeys[k] && nameShape(v, partKeys[k]):
+	case d.on[kName] && personKeys[string(k)] && nameShape(v, partKeys[string(k)]):
 		return Span{Start: a, End: b, Type: TypeName}, true
-	case d.on[kAddr] && addressKeys[k] && streetShape(v):
+	case d.on[kAddr] && addressKeys[string(k)] && streetShape(v):
 		return Span{Start: a, End: a + streetLineEnd(v), Type: TypeAddress}, true
 	}
 	return Span{}, false

@@ -30,7 +30,7 @@ his her our its this that my all any can may will new`)
 func setOfLines(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Split(s, "|") {
-		m[w] = true
+		m[normKey(w)] = true // as inSet looks them up
 	}
 	return m
 }
@@ -94,6 +94,9 @@ func capRun(s string, i int, ws *[4]nameWord) int {
 // word s[i]; it emits and returns the end of what it emitted, or -1.
 func (sc *scanner) nameAt(i int) int {
 	s := sc.s
+	if i+1 < len(s) && isUpper(s[i+1]) {
+		return -1 // "ORD", "JSON", "IDs": capitals, no name
+	}
 	var ws [4]nameWord
 	n := capRun(s, i, &ws)
 	if n == 0 {
@@ -128,7 +131,7 @@ func (sc *scanner) nameAt(i int) int {
 			return end
 		}
 	}
-	if functionWords[strings.ToLower(w0)] || streetPrefixes[w0] || placeFirst[strings.ToLower(w0)] {
+	if inSet(functionWords, w0) || streetPrefixes[w0] || inSet(placeFirst, w0) {
 		return -1
 	}
 	for _, w := range ws[:n] {
@@ -174,7 +177,7 @@ func trimPlain(ws []nameWord) []nameWord {
 // company's.
 func freeName(s string, ws []nameWord) (int, bool) {
 	first, last := ws[0], ws[len(ws)-1]
-	if first.flags&wGiven == 0 && !foreignName(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || placeNouns[strings.ToLower(s[last.start:last.end])] {
+	if first.flags&wGiven == 0 && !foreignName(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || inSet(placeNouns, s[last.start:last.end]) {
 		return 0, false
 	}
 	for _, w := range ws {
@@ -225,7 +228,7 @@ func (sc *scanner) signatureLine(i int) bool {
 	} else if i-40 > 0 {
 		return false
 	}
-	return signOffs[strings.ToLower(strings.TrimSpace(prev))]
+	return inSet(signOffs, strings.TrimSpace(prev))
 }
 
 // maxLabelValue bounds the value after a label, in bytes: a name or a
@@ -277,6 +280,9 @@ func (sc *scanner) labelValue(i int) int {
 // cellValue handles a table cell under a person's or address column: the
 // whole cell, from s[i]. It emits and returns the cell's end, or -1.
 func (sc *scanner) cellValue(i int) int {
+	if sc.oneLine {
+		return -1
+	}
 	h := sc.columnHeader(i)
 	if h == "" {
 		return -1

@@ -29,15 +29,16 @@ type jsonStack struct {
 type jsonFrame struct {
 	key     string // the key the container sits under ("" at the top)
 	object  bool
+	start   int  // the offset of its '{' or '['
 	person  bool // the key, or an enclosing array's, is a person's
-	sibling bool // a key seen so far is one only people have
-	looked  bool // the keys ahead were looked at
+	sibling bool // a key of the object is one only people have
+	looked  bool // the object's keys were looked at
 }
 
-func (st *jsonStack) push(key string, object bool) {
-	f := jsonFrame{key: key, object: object}
+func (st *jsonStack) push(key string, object bool, start int) {
+	f := jsonFrame{key: key, object: object, start: start}
 	if key != "" {
-		f.person = personParents[normKey(key)]
+		f.person = inSet(personParents, key)
 	}
 	if n := len(st.frames); n > 0 && !st.frames[n-1].object && key == st.frames[n-1].key {
 		f.person = f.person || st.frames[n-1].person // an element of "assignees": [...]
@@ -57,13 +58,6 @@ func (st *jsonStack) pop() string {
 	return k
 }
 
-// key records a key of the innermost object.
-func (st *jsonStack) key(k string) {
-	if n := len(st.frames); n > 0 && st.frames[n-1].object && !st.frames[n-1].sibling && len(k) <= 32 {
-		st.frames[n-1].sibling = personSiblings[normKey(k)]
-	}
-}
-
 // nameHint is the hint for the value of a "name" key at raw[i]:
 // "personname" when its object is a person's, else "name".
 func (st *jsonStack) nameHint(raw string, i int) string {
@@ -72,9 +66,9 @@ func (st *jsonStack) nameHint(raw string, i int) string {
 		return "name"
 	}
 	f := &st.frames[n-1]
-	if !f.person && !f.sibling && !f.looked {
+	if !f.person && !f.looked {
 		f.looked = true
-		f.sibling = siblingAhead(raw, i)
+		f.sibling = siblingAhead(raw, f.start+1)
 	}
 	if f.person || f.sibling {
 		return "personname"
@@ -82,8 +76,9 @@ func (st *jsonStack) nameHint(raw string, i int) string {
 	return "name"
 }
 
-// siblingAhead reports whether a key only people have follows raw[i] in
-// the same object (looking at most maxSiblingScan bytes ahead).
+// siblingAhead reports whether a key only people have is one of the
+// object's whose keys start at raw[i] (looking at most maxSiblingScan
+// bytes ahead). Each object is looked at once, when its "name" is met.
 func siblingAhead(raw string, i int) bool {
 	end := min(len(raw), i+maxSiblingScan)
 	depth := 0
@@ -101,7 +96,7 @@ func siblingAhead(raw string, i int) bool {
 			if err != nil {
 				return false
 			}
-			if depth == 0 && nextNonSpace(raw, k) == ':' && k-j < 34 && personSiblings[normKey(raw[j+1:k-1])] {
+			if depth == 0 && nextNonSpace(raw, k) == ':' && k-j < 34 && inSet(personSiblings, raw[j+1:k-1]) {
 				return true
 			}
 			j = k - 1
@@ -112,11 +107,11 @@ func siblingAhead(raw string, i int) bool {
 
 // valueHint is nameHint for a decoded object m under key parent.
 func valueHint(m map[string]any, parent string) string {
-	if personParents[normKey(parent)] {
+	if inSet(personParents, parent) {
 		return "personname"
 	}
 	for k := range m {
-		if len(k) <= 32 && personSiblings[normKey(k)] {
+		if len(k) <= 32 && inSet(personSiblings, k) {
 			return "personname"
 		}
 	}

@@ -20,6 +20,7 @@ type scanner struct {
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
 	libChecks         int        // national numbers checked with libphonenumber
+	oneLine           bool       // s has no '\n', so no table (NAME and ADDRESS skip the lookup)
 	table             tableCache // the table row last asked about (table.go)
 	rules             ruleScan   // the secret rule set (rules.go); rs nil when off
 }
