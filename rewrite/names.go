@@ -51,9 +51,14 @@ func normKey(key string) string {
 // cut, and match no set).
 func normKeyTo(buf *[48]byte, key string) []byte {
 	b := buf[:0]
+	// Plain comparisons, not the class table: package variables built
+	// with normKey are initialised before that table is.
 	for i := 0; i < len(key) && len(b) < len(buf); i++ {
-		if c := key[i]; isAlnum(c) {
-			b = append(b, lower(c))
+		switch c := key[i]; {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b = append(b, c)
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
 		}
 	}
 	return b

@@ -403,7 +403,7 @@ func singleName(s string, i int, w nameWord) bool {
 		return false
 	}
 	switch {
-	case speaker(s, i, w.end), listed(s, i, w.end):
+	case listed(s, i, w.end):
 	case !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i):
 		return false
 	}
@@ -495,12 +495,6 @@ func sentenceStart(s string, i int) bool {
 // placeFirst start the names of places ("San Francisco", "Fort Worth",
 // "French Guiana" is caught by its ordinary first word), never a person's.
 var placeFirst = setOf(`san santa santo saint sainte st fort port mount lake new north south east west los las el`)
-
-// speaker: a name that starts a line and ends with ':' names who speaks
-// ("Nicole: Remember me?"), as in chat transcripts.
-func speaker(s string, i, end int) bool {
-	return (i == 0 || s[i-1] == '\n') && end+1 < len(s) && s[end] == ':' && s[end+1] == ' '
-}
 
 // listed: a given name in a list of given names ("Romi, Erik, Amy and
 // Kristen"): the item before or after it is a given name too.
