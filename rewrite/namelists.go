@@ -3,16 +3,14 @@ package rewrite
 import (
 	_ "embed" // the name and word lists
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
 //go:generate sh internal/gennames/gen.sh
 
 // The lists the NAME detector reads (testdata/SOURCES.md says where they
-// come from): lower-case, one a line, sorted. They are turned into a map
-// the first time a name is looked up, so a process that never meets a
-// capitalised word (a sandbox child) pays nothing for them.
+// come from): lower-case, one a line, sorted (byte order), embedded as
+// they are.
 var (
 	//go:embed namelists/given.txt
 	givenList string
@@ -30,26 +28,32 @@ const (
 	wStop                // a product, company or place that looks like a name
 )
 
-var (
-	lexOnce sync.Once
-	lex     map[string]uint8
-)
+// The lists are searched where they lie, sorted, by bisection: nothing
+// is built, so neither start-up nor the first lookup pays for them.
 
-// lexicon returns the merged lists, built once.
-func lexicon() map[string]uint8 {
-	lexOnce.Do(func() {
-		lex = make(map[string]uint8, 110000)
-		for _, l := range []struct {
-			text string
-			flag uint8
-		}{{givenList, wGiven}, {surnameList, wSurname}, {wordList, wWord}, {stopList, wStop}} {
-			for _, w := range strings.Fields(l.text) {
-				lex[w] |= l.flag
-			}
+// inList reports whether w (lower-case) is a line of list, a sorted text
+// of lines each ending in '\n'.
+func inList(list, w string) bool {
+	lo, hi := 0, len(list) // list[lo:hi] is whole lines
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// The line holding mid.
+		ls := strings.LastIndexByte(list[lo:mid], '\n') + 1 + lo
+		le := strings.IndexByte(list[mid:hi], '\n') + mid
+		switch line := list[ls:le]; {
+		case line == w:
+			return true
+		case line < w:
+			lo = le + 1
+		default:
+			hi = ls
 		}
-	})
-	return lex
+	}
+	return false
 }
+
+// stop holds stopList's words.
+var stop = setOf(stopList)
 
 // stopList: surnames that end a company's or product's name more often
 // than a person's ("John Deere", "Morgan Stanley", "Calvin Klein"),
@@ -73,11 +77,29 @@ func lexOf(w string) uint8 {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if c >= 0x80 {
-			return lexicon()[fold(w)]
+			return flagsOf(fold(w))
 		}
 		lw = append(lw, lower(c))
 	}
-	return lexicon()[string(lw)]
+	return flagsOf(string(lw))
+}
+
+// flagsOf returns the flags of lw, lower-case.
+func flagsOf(lw string) uint8 {
+	var f uint8
+	if inList(givenList, lw) {
+		f |= wGiven
+	}
+	if inList(surnameList, lw) {
+		f |= wSurname
+	}
+	if inList(wordList, lw) {
+		f |= wWord
+	}
+	if stop[lw] {
+		f |= wStop
+	}
+	return f
 }
 
 // fold lower-cases w and drops the accents of Latin letters ("Élodie" →

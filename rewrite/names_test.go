@@ -126,3 +126,38 @@ func TestNameJSONLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestListsSorted: the lists are searched by bisection, so each must be
+// sorted in byte order, one word a line, ending in a newline.
+func TestListsSorted(t *testing.T) {
+	for name, l := range map[string]string{"given": givenList, "surnames": surnameList, "words": wordList} {
+		if !strings.HasSuffix(l, "\n") {
+			t.Fatalf("%s: no final newline", name)
+		}
+		ws := strings.Split(strings.TrimSuffix(l, "\n"), "\n")
+		for i := 1; i < len(ws); i++ {
+			if ws[i-1] >= ws[i] {
+				t.Fatalf("%s: %q before %q", name, ws[i-1], ws[i])
+			}
+		}
+		for _, w := range []string{ws[0], ws[len(ws)/2], ws[len(ws)-1]} {
+			if !inList(l, w) || inList(l, w+"zz") {
+				t.Errorf("%s: inList wrong about %q", name, w)
+			}
+		}
+	}
+	if f := lexOf("Jennifer"); f&wGiven == 0 || f&wWord != 0 {
+		t.Errorf("Jennifer: flags %b", f)
+	}
+	if f := lexOf("Müller"); f&wSurname == 0 {
+		t.Errorf("Müller: flags %b, want a surname (folded to muller)", f)
+	}
+}
+
+// BenchmarkLexOf measures one word's lookup in the three lists.
+func BenchmarkLexOf(b *testing.B) {
+	ws := []string{"Jennifer", "Deere", "Table", "Szöllössy", "Kowalski"}
+	for i := 0; b.Loop(); i++ {
+		lexOf(ws[i%len(ws)])
+	}
+}
