@@ -221,7 +221,9 @@ func (sc *scanner) word(i int) int {
 			return end
 		}
 	}
-	if d.on[kName] || d.on[kAddr] {
+	// Lower-case words start no name or street line but in a table cell
+	// ("ul. …" aside): most words stop here.
+	if (d.on[kName] || d.on[kAddr]) && (isUpper(s[i]) || !sc.oneLine || s[i] == 'u' || s[i] == 'a') {
 		return sc.letterWord(i)
 	}
 	return -1
