@@ -147,7 +147,8 @@ func (d *Detector) hintedSpan(s, key string) (Span, bool) {
 	}
 	var buf [48]byte
 	k := normKeyTo(&buf, key)
-	if len(k) == 0 {
+	person, addr := personKeys[string(k)], addressKeys[string(k)]
+	if !person && !addr {
 		return Span{}, false
 	}
 	a := len(s) - len(strings.TrimLeft(s, " \t"))
@@ -157,9 +158,9 @@ func (d *Detector) hintedSpan(s, key string) (Span, bool) {
 	}
 	v := s[a:b]
 	switch {
-	case d.on[kName] && personKeys[string(k)] && nameShape(v, partKeys[string(k)]):
+	case d.on[kName] && person && nameShape(v, partKeys[string(k)]):
 		return Span{Start: a, End: b, Type: TypeName}, true
-	case d.on[kAddr] && addressKeys[string(k)] && streetShape(v):
+	case d.on[kAddr] && addr && streetShape(v):
 		return Span{Start: a, End: a + streetLineEnd(v), Type: TypeAddress}, true
 	}
 	return Span{}, false
