@@ -17,7 +17,7 @@ func TestPIIStatus(t *testing.T) {
 		{config.PII{Detectors: map[string]bool{"ip_address": false}}, "; off: ip_address", ""},
 		{config.PII{PhoneRegions: []string{"US", "DE"}, TrustedUpstreams: []string{"crm"}},
 			"national phone formats of US, DE; trusted (results untokenized): crm", ""},
-		{config.PII{Custom: []config.PIICustom{{Name: "EMPLOYEE_ID", Pattern: `E\d{6}`}}}, "secrets, EMPLOYEE_ID", ""},
+		{config.PII{Custom: []config.PIICustom{{Name: "EMPLOYEE_ID", Pattern: `E\d{6}`}}}, "name, address, EMPLOYEE_ID", ""},
 	}
 	for _, c := range cases {
 		got := piiStatus(c.pii)
