@@ -32,6 +32,10 @@ func TestPII(t *testing.T) {
 			Allow: []string{"support@example.com"}, Custom: []PIICustom{{Name: "employee_id", Pattern: `EMP-\d{6}`}},
 			TrustedUpstreams: []string{"a"}, VaultMaxEntries: 500, VaultMaxBytes: 1 << 20, VaultTTL: 30 * time.Minute},
 	}, {
+		name: "names and addresses off",
+		src:  "pii: {detectors: {name: false, address: false}}\n",
+		want: PII{Detectors: map[string]bool{"name": false, "address": false}},
+	}, {
 		name: "off",
 		src:  "pii: {enabled: false}\n",
 		want: PII{Disabled: true},

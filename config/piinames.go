@@ -8,12 +8,12 @@ import "strings"
 
 // PIIDetectors are the names of the built-in detectors, as the
 // pii.detectors map is keyed.
-var PIIDetectors = []string{"email", "phone", "credit_card", "iban", "us_ssn", "ip_address", "secrets"}
+var PIIDetectors = []string{"email", "phone", "credit_card", "iban", "us_ssn", "ip_address", "secrets", "name", "address"}
 
 // PIIBuiltinTypes are the token types of the built-in detectors and of
 // text that already looked like a token; a custom detector may not take
 // one as its name.
-var PIIBuiltinTypes = []string{"EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET", "TOKEN"}
+var PIIBuiltinTypes = []string{"EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET", "NAME", "ADDRESS", "TOKEN"}
 
 // PhoneRegionCodes are the ISO 3166-1 alpha-2 codes pii.phone_regions
 // accepts.

@@ -55,7 +55,7 @@ return {read = text, stored = g.entities[1].observations}`)
 	if res.IsError {
 		t.Fatalf("script failed: %s", out)
 	}
-	for _, want := range []string{`Dana Lee <[EMAIL_1]>, phone [PHONE_1]`, `"email [EMAIL_1]"`, `"call on [PHONE_1] after 5pm"`} {
+	for _, want := range []string{`[NAME_1] <[EMAIL_1]>, phone [PHONE_1]`, `"email [EMAIL_1]"`, `"call on [PHONE_1] after 5pm"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("script result lacks %q:\n%s", want, out)
 		}
@@ -208,13 +208,13 @@ func TestPIITableColumn(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("script failed: %s", out)
 	}
-	for _, want := range []string{"Dana Lee,[PHONE_1],Madrid", "Sam Roe,[PHONE_4],Oslo"} {
+	for _, want := range []string{"[NAME_1],[PHONE_1],Madrid", "[NAME_4],[PHONE_4],Oslo"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("script result lacks %q:\n%s", want, out)
 		}
 	}
 	for i, f := range frames.all() {
-		for _, raw := range []string{"612 34 56", "85 75 12 34"} {
+		for _, raw := range []string{"612 34 56", "85 75 12 34", "Dana Lee", "Sam Roe"} {
 			if strings.Contains(f, raw) {
 				t.Errorf("frame %d the client received holds %q: %.300s", i, raw, f)
 			}

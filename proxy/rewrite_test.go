@@ -80,12 +80,12 @@ return tools.crm.save{to = s.email, body = "x"}`)
 	if failed {
 		t.Fatalf("script failed: %s", out)
 	}
-	for _, raw := range []string{"ann@example.com", "4111", "7946", "bob@example.com", "203.0.113.9", "carol@example.com"} {
+	for _, raw := range []string{"Ann", "ann@example.com", "4111", "7946", "bob@example.com", "203.0.113.9", "carol@example.com"} {
 		if strings.Contains(out, raw) {
 			t.Errorf("the client saw %q:\n%s", raw, out)
 		}
 	}
-	for _, want := range []string{"Ann <[EMAIL_1]>, card [CREDIT_CARD_1]", "phone [PHONE_1]", "[EMAIL_2]\t[IP_ADDRESS_1]\t3",
+	for _, want := range []string{"[NAME_1] <[EMAIL_1]>, card [CREDIT_CARD_1]", "phone [PHONE_1]", "[EMAIL_2]\t[IP_ADDRESS_1]\t3",
 		"no access for [EMAIL_3]", `=> "saved for [EMAIL_2]"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

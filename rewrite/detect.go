@@ -124,7 +124,14 @@ func (d *Detector) find(s, hint string, dst []Span, literals bool) []Span {
 	if d.on[kSecret] {
 		sc.rules.rs = secretRules()
 	}
-	sc.run()
+	if d.on[kName] || d.on[kAddr] {
+		sc.oneLine = strings.IndexByte(text, '\n') < 0
+	}
+	if sp, ok := d.hintedSpan(text, hint); ok {
+		sc.out = append(sc.out, sp)
+	} else {
+		sc.run()
+	}
 	dst = sc.out
 	if len(sc.rules.out) > 0 {
 		dst = mergeSpans(dst, base, sc.rules.out)

@@ -14,6 +14,19 @@
 // original bytes (normalize.go). The sets it is measured on, and how they
 // were kept apart for tuning, are in testdata/SOURCES.md.
 //
+// Names and street lines (NAME, ADDRESS) are found in the same pass by
+// context first: a value under a person's JSON key or table column
+// ("full_name", "Assignee", a "name" whose object has an "email" or sits
+// under "author"), a "Name:" label, an email's display name, a salutation,
+// a title, a signature; a street line under "line1" or "street". In free
+// text a run of capitalised words is a name when it starts with a given
+// name (US SSA) and ends with a surname (US Census) or a word no list
+// knows, ordinary English words (wamerican), product and place names and
+// code identifiers stopping it (names.go, nametext.go, namelists.go); a
+// street line is a US, European or CJK form ending in a house number or a
+// street type (address.go). The lists are embedded sorted and searched by
+// bisection, so nothing is built at start-up.
+//
 // Vault.ScanOutput is the last look at what a script prints: values the
 // vault holds become their tokens wherever they stand, new ones are found
 // and minted, the vault's own tokens stay.

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -107,7 +108,27 @@ type Evaluation struct {
 
 // Evaluate runs d over the cases. A detection counts only if its type and
 // its exact text equal a label of the case (each label matches once).
+// Detections of a type the set does not label and that is not one of the
+// seven scored types (NAME on a set of phone numbers) are unscored, and
+// touch no hard negative.
 func Evaluate(d *Detector, cases []Case) Evaluation {
+	return EvaluateTypes(d, cases, nil)
+}
+
+// EvaluateTypes is Evaluate scoring only the given types (all when nil):
+// labels and detections of other types are ignored.
+func EvaluateTypes(d *Detector, cases []Case, types []string) Evaluation {
+	only := func(t string) bool {
+		if types == nil {
+			return true
+		}
+		for _, x := range types {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
 	byType := map[string]*Score{}
 	score := func(t string) *Score {
 		if byType[t] == nil {
@@ -119,24 +140,39 @@ func Evaluate(d *Detector, cases []Case) Evaluation {
 	var spans []Span
 	for _, c := range cases {
 		for _, sp := range c.Spans {
-			score(sp.Type)
+			if only(sp.Type) {
+				score(sp.Type)
+			}
 		}
+	}
+	scored := func(t string) bool {
+		_, labelled := byType[t]
+		return only(t) && (labelled || types == nil && scoredType(t))
 	}
 	for _, c := range cases {
 		gold := map[[2]string]int{}
 		for _, sp := range c.Spans {
-			gold[[2]string{sp.Type, sp.Value}]++
-		}
-		spans = d.Find(c.Text, spans[:0])
-		if c.hardNegative() {
-			ev.HardNegatives++
-			if len(spans) > 0 {
-				ev.Touched++
+			if only(sp.Type) {
+				gold[[2]string{sp.Type, sp.Value}]++
 			}
 		}
-		for _, sp := range spans {
-			k := [2]string{sp.Type, c.Text[sp.Start:sp.End]}
-			if _, labelled := byType[sp.Type]; !labelled && !scoredType(sp.Type) {
+		var found []detected
+		found, spans = detections(d, c.Text, spans[:0])
+		if c.hardNegative() {
+			ev.HardNegatives++
+			for _, sp := range found {
+				if scored(sp.Type) {
+					ev.Touched++
+					break
+				}
+			}
+		}
+		for _, sp := range found {
+			k := [2]string{sp.Type, sp.Value}
+			if !only(sp.Type) {
+				continue
+			}
+			if !scored(sp.Type) {
 				ev.Unscored++
 				continue
 			}
@@ -187,4 +223,103 @@ func (ev Evaluation) Table() string {
 		fmt.Fprintf(&b, "hard negatives touched: %d of %d\n", ev.Touched, ev.HardNegatives)
 	}
 	return b.String()
+}
+
+// EvaluateWords scores type typ word by word: a word (a run of non-space
+// characters) of a labelled value is a positive, and counts as found when
+// a detection of typ overlaps it. Presidio's PERSON labels are scored so,
+// where "Dr. Jane Doe" and "Jane Doe" should not count as a miss and a
+// false positive.
+func EvaluateWords(d *Detector, cases []Case, typ string) Score {
+	sc := Score{Type: typ}
+	var spans []Span
+	for _, c := range cases {
+		gold := make([]bool, len(c.Text))
+		for _, sp := range c.Spans {
+			if sp.Type != typ {
+				continue
+			}
+			for from := 0; ; {
+				k := strings.Index(c.Text[from:], sp.Value)
+				if k < 0 || sp.Value == "" {
+					break
+				}
+				for j := from + k; j < from+k+len(sp.Value); j++ {
+					gold[j] = true
+				}
+				from += k + len(sp.Value)
+			}
+		}
+		found := make([]bool, len(c.Text))
+		spans = d.Find(c.Text, spans[:0])
+		for _, sp := range spans {
+			if sp.Type == typ {
+				for j := sp.Start; j < sp.End; j++ {
+					found[j] = true
+				}
+			}
+		}
+		for i := 0; i < len(c.Text); {
+			if c.Text[i] == ' ' || c.Text[i] == '\n' || c.Text[i] == '\t' {
+				i++
+				continue
+			}
+			j := i
+			g, f := false, false
+			for ; j < len(c.Text) && c.Text[j] != ' ' && c.Text[j] != '\n' && c.Text[j] != '\t'; j++ {
+				g = g || gold[j]
+				f = f || found[j]
+			}
+			switch {
+			case g && f:
+				sc.TP++
+			case g:
+				sc.FN++
+			case f:
+				sc.FP++
+			}
+			i = j
+		}
+	}
+	return sc
+}
+
+// detected is one detection: its type and text.
+type detected struct{ Type, Value string }
+
+// detections runs d over a case's text as toolfold would: a JSON text
+// string by string, each with the key it sits under (TokenizeJSON's
+// walk), any other text whole.
+func detections(d *Detector, text string, spans []Span) ([]detected, []Span) {
+	var out []detected
+	t := strings.TrimSpace(text)
+	if len(t) > 1 && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		collect := func(s, hint string) {
+			spans = d.find(s, hint, spans[:0], false)
+			for _, sp := range spans {
+				out = append(out, detected{sp.Type, s[sp.Start:sp.End]})
+			}
+		}
+		_, err := walkJSON([]byte(t), func(_ *bytes.Buffer, lit string, escaped bool, hint string) error {
+			s := lit[1 : len(lit)-1]
+			if escaped {
+				u, err := unquote(lit)
+				if err != nil {
+					return err
+				}
+				s = u
+			}
+			collect(s, hint)
+			return nil
+		}, func(_ *bytes.Buffer, num string, hint string) { collect(num, hint) })
+		if err == nil {
+			return out, spans
+		}
+		out = out[:0]
+	}
+	spans = d.Find(text, spans[:0])
+	for _, sp := range spans {
+		out = append(out, detected{sp.Type, text[sp.Start:sp.End]})
+	}
+	return out, spans
 }

@@ -14,6 +14,11 @@ var hostileInputs = []string{
 	// header, rows that end their block at every line.
 	"12 34 56,", "Phone,Tel\n12 34 56,78 90 12\n", "|12 34 56 7|\n", "\t12 345 67\n", ",\n12 345 67,1,\n",
 	strings.Repeat(",", 64) + "1234567\n", "x,1234567\n|,1234567\n", "\"a,\",12 34 56 7\n",
+	// Names and street lines (names.go, address.go): words joined by '-'
+	// or '\'', labels on one long line, CJK runs with spaces, street
+	// words, salutations, JSON names.
+	"A-", "a'", "Jo-", "Name: ", "A: ", "中 ", "路1 ", "1 A ", "Dear ", "Mr. ", "John ", "Via ", "P.O. Box ",
+	"\"Jo\" <", "<a@b.co>", "Name,Email\nJo Do,a@b.co\n", "Hauptstraße ",
 }
 
 // TestHostileInputsLinear tokenizes 1 MiB of each pattern: a quadratic

@@ -123,9 +123,18 @@ func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool,
 	var out bytes.Buffer
 	out.Grow(len(raw) + len(raw)/16)
 	hint := ""
+	var st jsonStack
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
+		case c == '{' || c == '[':
+			st.push(hint, c == '{', i)
+			out.WriteByte(c)
+			i++
+		case c == '}' || c == ']':
+			hint = st.pop()
+			out.WriteByte(c)
+			i++
 		case c == '"':
 			j, escaped, err := stringEnd(raw, i)
 			if err != nil {
@@ -136,6 +145,8 @@ func walkJSON(rawb []byte, str func(out *bytes.Buffer, lit string, escaped bool,
 			h := hint
 			if isKey {
 				h = ""
+			} else if h == "name" || h == "Name" {
+				h = st.nameHint(raw, i)
 			}
 			if err := str(&out, lit, escaped, h); err != nil {
 				return nil, err
@@ -209,7 +220,11 @@ func (v *Vault) tokenizeValue(x any, hint string) any {
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[v.tokenize(k, "")] = v.tokenizeValue(e, k)
+			h := k
+			if k == "name" || k == "Name" {
+				h = valueHint(x, hint)
+			}
+			m[v.tokenize(k, "")] = v.tokenizeValue(e, h)
 		}
 		return m
 	case []any:

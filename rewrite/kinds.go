@@ -12,6 +12,8 @@ const (
 	TypeUSSSN      = "US_SSN"
 	TypeIPAddress  = "IP_ADDRESS"
 	TypeSecret     = "SECRET"
+	TypeName       = "NAME"
+	TypeAddress    = "ADDRESS"
 	// TypeToken marks text that already looked like a token before it was
 	// tokenized (an upstream wrote "[EMAIL_1]"): it is vaulted like a value
 	// so that Detokenize restores the literal text, never a value.
@@ -27,11 +29,13 @@ const (
 	DetUSSSN      = "us_ssn"
 	DetIPAddress  = "ip_address"
 	DetSecrets    = "secrets"
+	DetName       = "name"
+	DetAddress    = "address"
 )
 
 // DetectorNames lists the built-in detectors in a stable order.
 func DetectorNames() []string {
-	return []string{DetEmail, DetPhone, DetCreditCard, DetIBAN, DetUSSSN, DetIPAddress, DetSecrets}
+	return []string{DetEmail, DetPhone, DetCreditCard, DetIBAN, DetUSSSN, DetIPAddress, DetSecrets, DetName, DetAddress}
 }
 
 // kind indexes the built-in detectors.
@@ -45,10 +49,12 @@ const (
 	kSSN
 	kIP
 	kSecret
+	kName
+	kAddr
 	numKinds
 )
 
-var kindType = [numKinds]string{TypeEmail, TypePhone, TypeCreditCard, TypeIBAN, TypeUSSSN, TypeIPAddress, TypeSecret}
+var kindType = [numKinds]string{TypeEmail, TypePhone, TypeCreditCard, TypeIBAN, TypeUSSSN, TypeIPAddress, TypeSecret, TypeName, TypeAddress}
 
 func kindOf(name string) (kind, bool) {
 	for i, n := range DetectorNames() {

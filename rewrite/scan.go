@@ -20,6 +20,7 @@ type scanner struct {
 	// that most words skip the email and IPv6 checks at once.
 	nextAt, nextColon int
 	libChecks         int        // national numbers checked with libphonenumber
+	oneLine           bool       // s has no '\n', so no table (NAME and ADDRESS skip the lookup)
 	table             tableCache // the table row last asked about (table.go)
 	rules             ruleScan   // the secret rule set (rules.go); rs nil when off
 }
@@ -154,6 +155,9 @@ func (sc *scanner) word(i int) int {
 		}
 		if j < len(s) && s[j] == '@' {
 			if end := emailEnd(s, i, j); end > 0 {
+				if d.on[kName] && i > 0 && s[i-1] == '<' {
+					sc.displayName(i - 1)
+				}
 				sc.emit(i, end, TypeEmail)
 				return end
 			}
@@ -166,9 +170,20 @@ func (sc *scanner) word(i int) int {
 		}
 	}
 	if c := s[i]; c >= 0x80 {
+		if d.on[kName] || d.on[kAddr] {
+			return sc.wideWord(i)
+		}
 		return -1
 	}
 	if isDigit(s[i]) {
+		if d.on[kAddr] && i+2 < len(s) {
+			if end := sc.cellValue(i); end > 0 {
+				return end
+			}
+			if end := sc.streetNumberAt(i); end > 0 {
+				return end
+			}
+		}
 		if d.on[kSecret] {
 			if end := telegramEnd(s, i); end > 0 {
 				sc.emit(i, end, TypeSecret)
@@ -205,6 +220,55 @@ func (sc *scanner) word(i int) int {
 			sc.emit(i, end, TypeIBAN)
 			return end
 		}
+	}
+	// Lower-case words start no name or street line but in a table cell
+	// ("ul. …" aside): most words stop here.
+	if (d.on[kName] || d.on[kAddr]) && (isUpper(s[i]) || !sc.oneLine || s[i] == 'u' || s[i] == 'a') {
+		return sc.letterWord(i)
+	}
+	return -1
+}
+
+// letterWord tries the NAME and ADDRESS forms that start at the ASCII
+// letter s[i]: a label's value, a table cell, a street line, a name.
+func (sc *scanner) letterWord(i int) int {
+	s, d := sc.s, sc.d
+	if isUpper(s[i]) {
+		if end := sc.labelValue(i); end > 0 {
+			return end
+		}
+	}
+	if end := sc.cellValue(i); end > 0 {
+		return end
+	}
+	if d.on[kAddr] {
+		if end := sc.streetWordAt(i); end > 0 {
+			return end
+		}
+	}
+	if d.on[kName] && isUpper(s[i]) {
+		return sc.nameAt(i)
+	}
+	return -1
+}
+
+// wideWord tries the NAME and ADDRESS forms that start at a non-ASCII
+// letter s[i]: a table cell, a CJK street line, a name.
+func (sc *scanner) wideWord(i int) int {
+	d := sc.d
+	if end := sc.cellValue(i); end > 0 {
+		return end
+	}
+	if d.on[kAddr] {
+		if end := sc.cjkAddressAt(i); end > 0 {
+			return end
+		}
+		if end := sc.streetWordAt(i); end > 0 {
+			return end
+		}
+	}
+	if d.on[kName] && capitalAt(sc.s, i) {
+		return sc.nameAt(i)
 	}
 	return -1
 }

@@ -13,16 +13,27 @@ import (
 // piiSets are the labelled sets of rewrite/testdata (SOURCES.md there),
 // by name. The holdout sets are split off once and never tuned on: eval-pii
 // shows only their aggregate figures, never their misses.
-var piiSets = []struct{ name, file string }{
-	{"presidio-develop", "presidio_develop.cases.jsonl"},
-	{"presidio-holdout", "presidio_holdout.cases.jsonl"},
-	{"generated-develop", "generated_develop.cases.jsonl"},
-	{"generated-holdout", "generated_holdout.cases.jsonl"},
-	{"examples-develop", "examples_develop.cases.jsonl"},
-	{"examples-holdout", "examples_holdout.cases.jsonl"},
-	{"faker-develop", "faker_develop.cases.jsonl"},
-	{"faker-holdout", "faker_holdout.cases.jsonl"},
-	{"faker-negatives", "faker_negatives.cases.jsonl"},
+// The NAME and ADDRESS sets are scored on those two types only (their
+// texts hold unlabelled emails and phone numbers); the Presidio ones word
+// by word too, as Presidio's PERSON labels are.
+var piiSets = []struct {
+	name, file string
+	names      bool // score NAME and ADDRESS only
+	words      bool // also word by word
+}{
+	{"presidio-develop", "presidio_develop.cases.jsonl", false, false},
+	{"presidio-holdout", "presidio_holdout.cases.jsonl", false, false},
+	{"generated-develop", "generated_develop.cases.jsonl", false, false},
+	{"generated-holdout", "generated_holdout.cases.jsonl", false, false},
+	{"examples-develop", "examples_develop.cases.jsonl", false, false},
+	{"examples-holdout", "examples_holdout.cases.jsonl", false, false},
+	{"faker-develop", "faker_develop.cases.jsonl", false, false},
+	{"faker-holdout", "faker_holdout.cases.jsonl", false, false},
+	{"faker-negatives", "faker_negatives.cases.jsonl", false, false},
+	{"people-develop", "people_develop.cases.jsonl", true, false},
+	{"people-holdout", "people_holdout.cases.jsonl", true, false},
+	{"presidio-names-develop", "presidio_names_develop.cases.jsonl", true, true},
+	{"presidio-names-holdout", "presidio_names_holdout.cases.jsonl", true, true},
 }
 
 func piiSetNames() string {
@@ -61,17 +72,20 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolfold eval-pii:", err)
 		return exitUsage
 	}
-	type target struct{ name, path string }
+	type target struct {
+		name, path   string
+		names, words bool
+	}
 	var targets []target
 	if *data != "" {
-		targets = append(targets, target{*data, *data})
+		targets = append(targets, target{name: *data, path: *data})
 	} else {
 		for _, n := range strings.Split(*sets, ",") {
 			n = strings.TrimSpace(n)
 			found := false
 			for _, s := range piiSets {
 				if n == "all" || n == s.name {
-					targets = append(targets, target{s.name, filepath.Join(*dir, s.file)})
+					targets = append(targets, target{s.name, filepath.Join(*dir, s.file), s.names, s.words})
 					found = true
 				}
 			}
@@ -85,14 +99,20 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 		if k > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if code := evalOne(det, opts, t.name, t.path, *misses && !strings.Contains(t.name, "holdout"), stdout, stderr); code != exitOK {
+		sc := scoring{names: t.names, words: t.words, misses: *misses && !strings.Contains(t.name, "holdout")}
+		if code := evalOne(det, opts, t.name, t.path, sc, stdout, stderr); code != exitOK {
 			return code
 		}
 	}
 	return exitOK
 }
 
-func evalOne(det *rewrite.Detector, opts rewrite.Options, name, path string, misses bool, stdout, stderr io.Writer) int {
+// scoring says how a set is scored.
+type scoring struct {
+	names, words, misses bool
+}
+
+func evalOne(det *rewrite.Detector, opts rewrite.Options, name, path string, sc scoring, stdout, stderr io.Writer) int {
 	f, err := os.Open(path)
 	if err != nil {
 		return fail(stderr, "%v (give a labelled JSONL file with --data)", err)
@@ -102,13 +122,24 @@ func evalOne(det *rewrite.Detector, opts rewrite.Options, name, path string, mis
 	if err != nil {
 		return fail(stderr, "%s: %v", path, err)
 	}
-	ev := rewrite.Evaluate(det, cases)
+	var types []string
+	if sc.names {
+		types = []string{rewrite.TypeName, rewrite.TypeAddress}
+	}
+	ev := rewrite.EvaluateTypes(det, cases, types)
 	fmt.Fprintf(stdout, "%s: %d cases from %s; phone regions: %s\n\n", name, len(cases), path, orNone(opts.PhoneRegions))
 	fmt.Fprint(stdout, ev.Table())
+	if sc.words {
+		fmt.Fprintln(stdout, "\nword by word:")
+		for _, typ := range types {
+			w := rewrite.EvaluateWords(det, cases, typ)
+			fmt.Fprintf(stdout, "%-12s %5d %4d %4d %9.4f %7.4f %6.4f\n", typ, w.TP, w.FP, w.FN, w.Precision(), w.Recall(), w.F2())
+		}
+	}
 	if ev.Unscored > 0 {
 		fmt.Fprintf(stdout, "\n%d detections of types the file does not label (secrets, custom) were not scored\n", ev.Unscored)
 	}
-	if misses {
+	if sc.misses {
 		for _, m := range ev.Misses {
 			kind := "missed"
 			if m.FalsePositive {

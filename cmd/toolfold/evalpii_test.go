@@ -44,4 +44,11 @@ func TestEvalPII(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "examples-holdout: 535 cases") || strings.Contains(out, "missed\t") {
 		t.Errorf("examples-holdout: exit %d %s\n%s", code, errs, out)
 	}
+	// The NAME and ADDRESS sets: those two types only, Presidio's word by
+	// word too.
+	code, out, errs = runCLI(t, "eval-pii", "--dir", dir, "--set", "people-develop,presidio-names-holdout")
+	if code != exitOK || !strings.Contains(out, "NAME ") || !strings.Contains(out, "ADDRESS ") || strings.Contains(out, "EMAIL ") ||
+		strings.Count(out, "word by word:") != 1 {
+		t.Errorf("name sets: exit %d %s\n%s", code, errs, out)
+	}
 }

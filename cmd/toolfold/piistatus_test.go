@@ -21,7 +21,7 @@ func TestPIIStatus(t *testing.T) {
 			"national phone formats of US (the locale LANG=en_US.UTF-8; set pii.phone_regions", ""},
 		{config.PII{PhoneRegionsSet: true, PhoneRegionsFrom: "pii.phone_regions is empty"},
 			"international phone formats only (pii.phone_regions is empty)", ""},
-		{config.PII{Custom: []config.PIICustom{{Name: "EMPLOYEE_ID", Pattern: `E\d{6}`}}}, "secrets, EMPLOYEE_ID", ""},
+		{config.PII{Custom: []config.PIICustom{{Name: "EMPLOYEE_ID", Pattern: `E\d{6}`}}}, "name, address, EMPLOYEE_ID", ""},
 	}
 	for _, c := range cases {
 		got := piiStatus(c.pii)
