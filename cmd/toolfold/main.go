@@ -14,6 +14,8 @@
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE] [--only SECTIONS]
 //	toolfold eval-search [--corpus DIR] [--lines]
 //	toolfold eval-pii [--data FILE.jsonl]
+//	toolfold init [FILE]
+//	toolfold completion bash|zsh|fish
 //	toolfold version
 //
 // This is the only package that reads flags and the environment, and the
@@ -86,6 +88,10 @@ Usage:
                                              score search_tools' ranking on a labelled corpus
   toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--dir DIR] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
+  toolfold init [FILE]                       write a commented starter config (default proxy.yaml);
+                                             never overwrites a file
+  toolfold completion bash|zsh|fish          print a shell completion script: source <(toolfold completion bash),
+                                             source <(toolfold completion zsh), toolfold completion fish | source
   toolfold version                           the module version and VCS revision of this binary
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -137,6 +143,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReplayServer(ctx, rest, stdout, stderr)
 	case "eval-pii":
 		return cmdEvalPII(rest, stdout, stderr)
+	case "init":
+		return cmdInit(rest, stdout, stderr)
+	case "completion":
+		return cmdCompletion(rest, stdout, stderr)
 	case "version", "--version", "-v":
 		bi, _ := debug.ReadBuildInfo()
 		fmt.Fprintln(stdout, versionLine(bi))
