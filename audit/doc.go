@@ -19,5 +19,6 @@
 //	 "result_bytes":240,"is_error":false,"args":"{\"entities\":[{\"observations\":[\"[EMAIL_1]\"]}]}"}
 //
 // Files and Read read the file and its rotated backups back, for
-// `toolfold audit`.
+// `toolfold audit`; Follow goes on reading the file as it is written,
+// through rotation, for `toolfold audit --follow`.
 package audit

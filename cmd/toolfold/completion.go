@@ -33,7 +33,7 @@ func commands() []command {
 		{"install", "move a client's servers into toolfold's file", []string{"client-config", "config", "c", "dry-run"}, clients},
 		{"uninstall", "put the servers back into a client's file", []string{"client-config", "config", "c", "dry-run"}, clients},
 		{"skills", "the saved skills", append([]string{"overwrite"}, commonFlags...), []string{"list", "show", "add", "rm", "run"}},
-		{"audit", "print the audit trail", append([]string{"file", "since", "tool", "session", "args"}, commonFlags...), nil},
+		{"audit", "print the audit trail", append([]string{"file", "since", "tool", "session", "args", "follow"}, commonFlags...), nil},
 		{"tools", "tool pins: changed tools and approvals", commonFlags, []string{"pins", "changed", "approve"}},
 		{"init", "write a commented starter config", nil, nil},
 		{"bench", "measure tokens, latency and memory", append([]string{"quick", "npm", "install-npm", "svg", "only", "timeout", "corpus"}, commonFlags...), nil},

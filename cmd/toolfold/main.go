@@ -9,7 +9,7 @@
 //	toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
 //	toolfold uninstall CLIENT
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
-//	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID]
+//	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--follow]
 //	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE] [--only SECTIONS]
 //	toolfold eval-search [--corpus DIR] [--lines]
@@ -78,8 +78,9 @@ Usage:
                                              put the servers back into CLIENT's file
   toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
                                              the saved skills (scripts saved to call by name)
-  toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args]
-                                             print the audit trail (audit: in the config) as a table
+  toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args] [--follow]
+                                             print the audit trail (audit: in the config) as a table;
+                                             --follow goes on printing records as they are written
   toolfold tools   [-c FILE] pins | changed | approve NAME...
                                              tool pins: which tools changed since first seen; accept a change
   toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--only SECTIONS] [--timeout 20m]
@@ -128,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "skills":
 		return cmdSkills(ctx, rest, stdout, stderr)
 	case "audit":
-		return cmdAudit(rest, stdout, stderr, time.Now())
+		return cmdAudit(ctx, rest, stdout, stderr, time.Now())
 	case "tools":
 		return cmdTools(ctx, rest, stdout, stderr)
 	case "install":
