@@ -48,6 +48,9 @@ type Record struct {
 	Args json.RawMessage
 	// Calls is the number of tool calls a run made.
 	Calls int
+	// Code is a run's code, tokenized by the caller; Write keeps it only
+	// when the Log captures code (audit.capture_code).
+	Code string
 }
 
 // Entry is one line of the audit file.
@@ -69,6 +72,7 @@ type Entry struct {
 	TraceID     string    `json:"trace_id,omitempty"`
 	Args        string    `json:"args,omitempty"` // shortened JSON, for reading
 	Calls       int       `json:"calls,omitempty"`
+	Code        string    `json:"code,omitempty"` // a run's tokenized code, with audit.capture_code
 }
 
 // Options changes how a Log works. The zero value (or nil) is what
@@ -87,6 +91,8 @@ type Log struct {
 	file string
 	log  *slog.Logger
 	now  func() time.Time
+
+	captureCode bool
 
 	mu     sync.Mutex
 	w      *lumberjack.Logger
@@ -111,7 +117,7 @@ func Open(cfg config.Audit, opts *Options) (*Log, error) {
 		return nil, fmt.Errorf("audit: %w (audit.file in the config)", err)
 	}
 	f.Close()
-	l := &Log{file: cfg.File, log: opts.Logger, now: opts.Now,
+	l := &Log{file: cfg.File, log: opts.Logger, now: opts.Now, captureCode: cfg.CaptureCode,
 		w: &lumberjack.Logger{Filename: cfg.File, MaxSize: max(cfg.MaxSizeMB, 1), MaxBackups: cfg.MaxBackups}}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
@@ -130,6 +136,12 @@ func (l *Log) File() string {
 	return l.file
 }
 
+// CapturesCode reports whether runs' code is kept (audit.capture_code), so
+// that a caller tokenizes it only when it will be written.
+func (l *Log) CapturesCode() bool {
+	return l != nil && l.captureCode
+}
+
 // Write appends r as one JSON line. A failure is returned and logged
 // (once until a write succeeds again); the caller carries on.
 func (l *Log) Write(r Record) error {
@@ -138,6 +150,9 @@ func (l *Log) Write(r Record) error {
 	}
 	if r.Time.IsZero() {
 		r.Time = l.now()
+	}
+	if !l.captureCode {
+		r.Code = ""
 	}
 	b, err := json.Marshal(entry(r))
 	if err != nil {
@@ -182,7 +197,7 @@ func entry(r Record) Entry {
 		CodeHash: r.CodeHash, Tool: r.Tool, Decision: r.Decision, Rule: r.Rule, Approval: r.Approval,
 		DurationMS:  float64(r.Duration.Microseconds()) / 1000,
 		ResultBytes: r.ResultBytes, IsError: r.IsError, TraceID: r.TraceID, Calls: r.Calls,
-		Error: shorten.Text(r.Error, 200),
+		Error: shorten.Text(r.Error, 200), Code: r.Code,
 	}
 	if len(r.Args) > 0 {
 		e.Args = shorten.JSON(r.Args, shorten.Default)

@@ -5,7 +5,8 @@
 // which every method does nothing.
 //
 // A line holds the time, the client session, the run id, the run's
-// language and code hash (never the code), the tool, the policy's
+// language and code hash (the code itself only with audit.capture_code:
+// true, tokenized like the arguments), the tool, the policy's
 // decision and the rule that made it, how an approval ended, the
 // duration, the result's size, whether it was an error, the trace id, and
 // the arguments shortened (internal/shorten). The proxy writes the line
