@@ -61,6 +61,9 @@ type Record struct {
 	// Token, TokenType and Origin describe the token of a KindFlow
 	// record: "[EMAIL_1]", "EMAIL", the tool whose result minted it.
 	Token, TokenType, Origin string
+	// Code is a run's code, tokenized by the caller; Write keeps it only
+	// when the Log captures code (audit.capture_code).
+	Code string
 }
 
 // Entry is one line of the audit file.
@@ -85,6 +88,7 @@ type Entry struct {
 	Token       string    `json:"token,omitempty"`
 	TokenType   string    `json:"token_type,omitempty"`
 	Origin      string    `json:"origin,omitempty"`
+	Code        string    `json:"code,omitempty"` // a run's tokenized code, with audit.capture_code
 }
 
 // Options changes how a Log works. The zero value (or nil) is what
@@ -103,6 +107,8 @@ type Log struct {
 	file string
 	log  *slog.Logger
 	now  func() time.Time
+
+	captureCode bool
 
 	mu     sync.Mutex
 	w      *lumberjack.Logger
@@ -127,7 +133,7 @@ func Open(cfg config.Audit, opts *Options) (*Log, error) {
 		return nil, fmt.Errorf("audit: %w (audit.file in the config)", err)
 	}
 	f.Close()
-	l := &Log{file: cfg.File, log: opts.Logger, now: opts.Now,
+	l := &Log{file: cfg.File, log: opts.Logger, now: opts.Now, captureCode: cfg.CaptureCode,
 		w: &lumberjack.Logger{Filename: cfg.File, MaxSize: max(cfg.MaxSizeMB, 1), MaxBackups: cfg.MaxBackups}}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
@@ -146,6 +152,12 @@ func (l *Log) File() string {
 	return l.file
 }
 
+// CapturesCode reports whether runs' code is kept (audit.capture_code), so
+// that a caller tokenizes it only when it will be written.
+func (l *Log) CapturesCode() bool {
+	return l != nil && l.captureCode
+}
+
 // Write appends r as one JSON line. A failure is returned and logged
 // (once until a write succeeds again); the caller carries on.
 func (l *Log) Write(r Record) error {
@@ -154,6 +166,9 @@ func (l *Log) Write(r Record) error {
 	}
 	if r.Time.IsZero() {
 		r.Time = l.now()
+	}
+	if !l.captureCode {
+		r.Code = ""
 	}
 	b, err := json.Marshal(entry(r))
 	if err != nil {
@@ -198,7 +213,7 @@ func entry(r Record) Entry {
 		CodeHash: r.CodeHash, Tool: r.Tool, Decision: r.Decision, Rule: r.Rule, Approval: r.Approval,
 		DurationMS:  float64(r.Duration.Microseconds()) / 1000,
 		ResultBytes: r.ResultBytes, IsError: r.IsError, TraceID: r.TraceID, Calls: r.Calls,
-		Error: shorten.Text(r.Error, 200), Token: r.Token, TokenType: r.TokenType, Origin: r.Origin,
+		Error: shorten.Text(r.Error, 200), Token: r.Token, TokenType: r.TokenType, Origin: r.Origin, Code: r.Code,
 	}
 	if len(r.Args) > 0 {
 		e.Args = shorten.Text(compactJSON(r.Args), MaxArgs)

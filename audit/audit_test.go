@@ -201,3 +201,32 @@ func TestCodeHash(t *testing.T) {
 		t.Errorf("CodeHash: %q, %q", a, b)
 	}
 }
+
+func TestCaptureCode(t *testing.T) {
+	// A run's code reaches the line only with audit.capture_code.
+	for _, capture := range []bool{false, true} {
+		file := filepath.Join(t.TempDir(), "audit.jsonl")
+		l, err := Open(config.Audit{File: file, CaptureCode: capture}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.CapturesCode() != capture {
+			t.Errorf("CapturesCode = %v, want %v", l.CapturesCode(), capture)
+		}
+		l.Write(Record{Kind: KindRun, Language: "lua", CodeHash: CodeHash("print(1)"), Code: "print(1)"})
+		l.Close()
+		files, _ := Files(file)
+		entries, _, _ := Read(files, Filter{})
+		want := ""
+		if capture {
+			want = "print(1)"
+		}
+		if len(entries) != 1 || entries[0].Code != want {
+			t.Errorf("capture_code %v: entries %+v, want code %q", capture, entries, want)
+		}
+	}
+	var off *Log
+	if off.CapturesCode() {
+		t.Error("a nil Log captures code")
+	}
+}

@@ -5,7 +5,8 @@
 // which every method does nothing.
 //
 // A line holds the time, the client session, the run id, the run's
-// language and code hash (never the code), the tool, the policy's
+// language and code hash (the code itself only with audit.capture_code:
+// true, tokenized like the arguments), the tool, the policy's
 // decision and the rule that made it, how an approval ended, the
 // duration, the result's size, whether it was an error, the trace id, and
 // the arguments shortened (internal/shorten). The proxy writes the line
@@ -19,5 +20,6 @@
 //	 "result_bytes":240,"is_error":false,"args":"{\"entities\":[{\"observations\":[\"[EMAIL_1]\"]}]}"}
 //
 // Files and Read read the file and its rotated backups back, for
-// `toolfold audit`.
+// `toolfold audit`; Follow goes on reading the file as it is written,
+// through rotation, for `toolfold audit --follow`.
 package audit

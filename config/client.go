@@ -11,7 +11,10 @@ import (
 
 // A client's file is read as that client reads it: keys toolfold does not
 // use are warnings, not errors, so a file that works in Claude Desktop,
-// Claude Code, Cursor or VS Code works here unchanged.
+// Claude Code, Cursor or VS Code works here unchanged. proxy.yaml's own
+// top-level keys (policy, audit, sandbox, …) beside the servers are read
+// as in proxy.yaml: that is how the file `toolfold install` writes carries
+// its approval rules and audit log.
 //
 //	{"mcpServers": {"name": {"command": …, "args": […], "env": {…}}}}     Claude Desktop, Claude Code, Cursor
 //	{"servers": {"name": {"type": "stdio", "command": …}}, "inputs": […]}  VS Code (.vscode/mcp.json)
@@ -30,11 +33,13 @@ func (d *decoder) client(root *yaml.Node, mapKey string, cfg *Config, x *expande
 	var servers field
 	var ignored []string
 	var firstIgnored *yaml.Node
+	var later settingChecks
 	for _, f := range d.fields(root, "") {
 		switch {
 		case f.name == mapKey:
 			servers = f
 		case mapKey == "servers" && f.name == "inputs": // read by ${input:…}, which is reported where used
+		case d.setting(f, cfg, x, &later):
 		default:
 			ignored = append(ignored, strconv.Quote(f.name))
 			if firstIgnored == nil {
@@ -46,7 +51,7 @@ func (d *decoder) client(root *yaml.Node, mapKey string, cfg *Config, x *expande
 		if len(ignored) > 8 {
 			ignored = append(ignored[:8], fmt.Sprintf("and %d more", len(ignored)-8))
 		}
-		d.warnf(firstIgnored, "", "ignored top-level keys %s: toolfold reads only %q", strings.Join(ignored, ", "), mapKey)
+		d.warnf(firstIgnored, "", "ignored top-level keys %s: toolfold reads only %q and proxy.yaml's keys (policy, audit, …)", strings.Join(ignored, ", "), mapKey)
 	}
 	names := map[string]*yaml.Node{}
 	for _, en := range d.clientEntries(servers, mapKey) {
@@ -66,6 +71,8 @@ func (d *decoder) client(root *yaml.Node, mapKey string, cfg *Config, x *expande
 		names[name] = en.key
 		cfg.Upstreams = append(cfg.Upstreams, d.upstream(src, name, en.key, en.val, path))
 	}
+	d.checkSettings(later, cfg)
+	d.checkExpose(root, &cfg.Expose, cfg)
 }
 
 // clientEntries lists the servers under mapKey: a map from name to

@@ -50,7 +50,7 @@ func TestClaudeDesktop(t *testing.T) {
 		Policy:    DefaultPolicy,
 		Audit:     DefaultAudit,
 		Warnings: []string{
-			file + `:2:3: ignored top-level keys "globalShortcut": toolfold reads only "mcpServers"`,
+			file + `:2:3: ignored top-level keys "globalShortcut": toolfold reads only "mcpServers" and proxy.yaml's keys (policy, audit, …)`,
 			file + `:8:7: mcpServers.filesystem.autoApprove: ignored: toolfold does not use "autoApprove"`,
 			file + `:9:7: mcpServers.filesystem.alwaysAllow: ignored: toolfold does not use "alwaysAllow"`,
 			file + `:11:5: mcpServers["My Server (v2)"]: server name "My Server (v2)" is used as "My-Server-v2" (names hold only letters, digits, '_' and '-')`,
@@ -194,5 +194,39 @@ func TestClientTypos(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+func TestClientFileSettings(t *testing.T) {
+	// proxy.yaml's keys beside "mcpServers" are read as in proxy.yaml, so
+	// the file `toolfold install` writes can carry a policy and an audit
+	// log; their mistakes are errors with a line, as there.
+	src := `{
+  "mcpServers": {"files": {"command": "npx"}},
+  "policy": {"default": "allow", "approval_timeout": "2m",
+    "rules": [{"annotations": {"destructiveHint": true}, "action": "ask"}]},
+  "audit": {"file": "audit.jsonl", "max_size_mb": 5},
+  "globalShortcut": "Ctrl+Space"
+}`
+	dir := t.TempDir()
+	cfg := mustParse(t, filepath.Join(dir, "servers.json"), src, nil)
+	if got := cfg.Policy.Rules; len(got) != 1 || got[0].Action != ActionAsk || !got[0].Annotations["destructiveHint"] {
+		t.Errorf("policy rules = %+v; want one asking before destructive tools", got)
+	}
+	wantAudit := Audit{File: filepath.Join(dir, "audit.jsonl"), MaxSizeMB: 5, MaxBackups: DefaultAuditMaxBackups}
+	if diff := cmp.Diff(wantAudit, cfg.Audit); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+	if len(cfg.Warnings) != 1 {
+		t.Errorf("warnings = %q; want one, for globalShortcut", cfg.Warnings)
+	}
+
+	bad := `{"mcpServers": {"files": {"command": "npx"}},
+ "policy": {"rules": [{"match": "nope.*", "action": "ask"}]},
+ "audit": {"fiel": "a.jsonl"}}`
+	_, err := Parse("servers.json", []byte(bad), nil)
+	var es Errors
+	if !errors.As(err, &es) || len(es) < 2 {
+		t.Fatalf("Parse = %v; want errors for the policy rule's server and audit.fiel", err)
 	}
 }

@@ -371,6 +371,9 @@ type Audit struct {
 	File       string // absolute; "" is off
 	MaxSizeMB  int    // default DefaultAuditMaxSizeMB
 	MaxBackups int    // default DefaultAuditMaxBackups
+	// CaptureCode keeps each run's code (tokenized) in its line;
+	// false keeps only a hash of it.
+	CaptureCode bool
 }
 
 // Defaults of the audit section.
@@ -379,14 +382,14 @@ const (
 	DefaultAuditMaxBackups = 10
 )
 
-var auditKeys = []string{"file", "max_size_mb", "max_backups"}
+var auditKeys = []string{"file", "max_size_mb", "max_backups", "capture_code"}
 
 // audit decodes the "audit:" section into a.
 func (d *decoder) audit(n *yaml.Node, a *Audit, dir string, x *expander) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "audit", "a map (file, max_size_mb, max_backups)")
+	fs, _ := d.mapping(n, "audit", "a map (file, max_size_mb, max_backups, capture_code)")
 	for _, f := range fs {
 		p := join("audit", f.name)
 		if isNull(f.val) {
@@ -401,6 +404,8 @@ func (d *decoder) audit(n *yaml.Node, a *Audit, dir string, x *expander) {
 			setIf(&a.MaxSizeMB)(d.count(f.val, p))
 		case "max_backups":
 			setIf(&a.MaxBackups)(d.count(f.val, p))
+		case "capture_code":
+			setIf(&a.CaptureCode)(d.boolean(f.val, p))
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, auditKeys))
 		}

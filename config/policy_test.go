@@ -138,6 +138,7 @@ func TestAuditSection(t *testing.T) {
 		{"off", base, DefaultAudit},
 		{"relative", base + "audit:\n  file: .toolfold/audit.jsonl\n", Audit{File: filepath.Join(dir, ".toolfold", "audit.jsonl"), MaxSizeMB: 100, MaxBackups: 10}},
 		{"env and sizes", base + "audit: {file: '${LOGS}/a.jsonl', max_size_mb: 5, max_backups: 2}\n", Audit{File: "/var/log/a.jsonl", MaxSizeMB: 5, MaxBackups: 2}},
+		{"capture code", base + "audit: {file: /var/log/a.jsonl, capture_code: true}\n", Audit{File: "/var/log/a.jsonl", MaxSizeMB: 100, MaxBackups: 10, CaptureCode: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

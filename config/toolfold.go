@@ -27,52 +27,72 @@ func (d *decoder) toolfold(root *yaml.Node, cfg *Config, x *expander) {
 	}
 	src := &upstreamSource{baseDir: cfg.Dir, x: x}
 	found, typo := false, false
-	var piiKey, piiVal *yaml.Node // trusted_upstreams and flows are checked once upstreams are read
-	var policyVal *yaml.Node      // so are the servers policy rules name
+	var later settingChecks
 	for _, f := range fs {
-		switch f.name {
-		case "upstreams":
+		switch {
+		case f.name == "upstreams":
 			found = true
 			d.upstreams(src, f, cfg)
-		case "sandbox":
-			d.sandbox(f.val, &cfg.Sandbox, cfg.Dir)
-		case "http":
-			d.http(f.val, &cfg.HTTP, x)
-		case "telemetry":
-			d.telemetry(f.val, &cfg.Telemetry, x)
-		case "search":
-			d.search(f.val, &cfg.Search, cfg.Dir, x)
-		case "pii":
-			d.pii(f.val, &cfg.PII)
-			piiKey, piiVal = f.key, f.val
-		case "store":
-			d.store(f.val, &cfg.Store, cfg.Dir, x)
-		case "skills":
-			d.skills(f.val, &cfg.Skills, cfg.Dir, x)
-		case "policy":
-			d.policy(f.val, &cfg.Policy)
-			policyVal = f.val
-		case "audit":
-			d.audit(f.val, &cfg.Audit, cfg.Dir, x)
+		case d.setting(f, cfg, x, &later):
 		default:
-			if d.exposeKey(f, &cfg.Expose) {
-				continue
-			}
 			d.errorf(f.key, join("", f.name), "%s", unknownKey(f.name, topKeys))
 			typo = typo || suggest(f.name, topKeys) == "upstreams"
 		}
 	}
-	if piiKey != nil {
-		d.checkPIIUpstreams(piiKey, cfg)
-		d.checkFlowServers(piiVal, cfg)
-	}
-	if policyVal != nil {
-		d.checkPolicyServers(policyVal, cfg)
-	}
+	d.checkSettings(later, cfg)
 	if !found && !typo {
 		d.errs = append(d.errs, &Error{File: d.file, Msg: noUpstreams})
 	}
 	d.checkExpose(root, &cfg.Expose, cfg)
+}
+
+// settingChecks holds the keys checked against the upstreams once all of
+// them are read.
+type settingChecks struct {
+	pii, piiVal *yaml.Node // pii.trusted_upstreams and pii.flows name upstreams
+	policy      *yaml.Node // so do policy rules
+}
+
+// setting decodes f if it is one of the toolfold format's top-level keys
+// other than "upstreams" (sandbox, policy, audit, …), and reports whether
+// it was. A client's file accepts the same keys beside its servers.
+func (d *decoder) setting(f field, cfg *Config, x *expander, later *settingChecks) bool {
+	switch f.name {
+	case "sandbox":
+		d.sandbox(f.val, &cfg.Sandbox, cfg.Dir)
+	case "http":
+		d.http(f.val, &cfg.HTTP, x)
+	case "telemetry":
+		d.telemetry(f.val, &cfg.Telemetry, x)
+	case "search":
+		d.search(f.val, &cfg.Search, cfg.Dir, x)
+	case "pii":
+		d.pii(f.val, &cfg.PII)
+		later.pii, later.piiVal = f.key, f.val
+	case "store":
+		d.store(f.val, &cfg.Store, cfg.Dir, x)
+	case "skills":
+		d.skills(f.val, &cfg.Skills, cfg.Dir, x)
+	case "policy":
+		d.policy(f.val, &cfg.Policy)
+		later.policy = f.val
+	case "audit":
+		d.audit(f.val, &cfg.Audit, cfg.Dir, x)
+	default:
+		return d.exposeKey(f, &cfg.Expose)
+	}
+	return true
+}
+
+// checkSettings checks what settings name against the upstreams read.
+func (d *decoder) checkSettings(later settingChecks, cfg *Config) {
+	if later.pii != nil {
+		d.checkPIIUpstreams(later.pii, cfg)
+		d.checkFlowServers(later.piiVal, cfg)
+	}
+	if later.policy != nil {
+		d.checkPolicyServers(later.policy, cfg)
+	}
 }
 
 // upstreams decodes the "upstreams:" map, keeping file order.

@@ -64,6 +64,21 @@ func TestInstall(t *testing.T) {
 		t.Errorf("entry command %q, want the binary's absolute path %q", entry.Command, exe)
 	}
 
+	// check on the file install wrote shows the sample's policy and an audit
+	// log on: install keeps them, as JSON keys beside the servers.
+	chk := runCLIWithin(t, 3*cliTimeout, "check", "-c", tfFile)
+	if chk.code != 0 {
+		t.Errorf("check -c %s: exit %d\n%s%s", tfFile, chk.code, chk.stdout, chk.stderr)
+	}
+	for _, want := range []string{
+		"policy: default allow, 1 rule (1 ask)",
+		"audit: " + filepath.Join(filepath.Dir(tfFile), "audit.jsonl") + ", rotated",
+	} {
+		if !strings.Contains(chk.stdout, want) {
+			t.Errorf("check -c %s does not say %q:\n%s", tfFile, want, chk.stdout)
+		}
+	}
+
 	// The entry, run as the client runs it, serves the two tools and finds
 	// the moved servers' tools.
 	cs := startEntry(t, entry.Command, entry.Args)

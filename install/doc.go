@@ -4,7 +4,10 @@
 // Install moves the servers of a client's file (its "mcpServers", or VS
 // Code's "servers") into toolfold's own file, a client-format JSON file
 // that `toolfold serve -c FILE` reads as is, and leaves one entry in the
-// client's file that runs toolfold with that file. Every other key of the
+// client's file that runs toolfold with that file. toolfold's file also
+// carries proxy.yaml's sample policy and an audit log (DefaultSettings),
+// as JSON keys beside "mcpServers" that a person can edit. Every other
+// key of the
 // client's file is kept, a timestamped backup is written beside it first,
 // and installing twice changes nothing the second time. Which servers came
 // from which client is recorded in installs.json beside toolfold's file,

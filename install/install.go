@@ -37,6 +37,20 @@ type Report struct {
 	Put     []string // Uninstall: servers put back into the client's file
 	Skipped []string // Uninstall: servers the client's file already had again
 	Entry   string   // the toolfold entry's command line
+	Added   []string // Install: settings added to toolfold's file (DefaultSettings' keys it lacked)
+}
+
+// DefaultSettings are what Install adds to toolfold's file when it lacks
+// the key, beside "mcpServers": proxy.yaml's sample policy (ask the person
+// before any tool its server declares destructive) and an audit log beside
+// the file. They are proxy.yaml's keys written as JSON, which `serve -c`
+// reads in a client-format file; a person edits them there (a policy of
+// {"default": "allow"} allows every call, an "audit" of null records
+// nothing) and Install leaves an existing key as it is.
+var DefaultSettings = []struct{ Key, JSON string }{
+	{"policy", `{"default": "allow", "approval_timeout": "2m",
+		"rules": [{"annotations": {"destructiveHint": true}, "action": "ask"}]}`},
+	{"audit", `{"file": "audit.jsonl", "max_size_mb": 100, "max_backups": 10}`},
 }
 
 // files are the documents install edits, read once.
@@ -80,11 +94,12 @@ func Install(o Options) (*Report, error) {
 		}
 		moved = append(moved, name)
 	}
+	added := f.addSettings()
 	if len(f.tfserv.keys) == 0 {
 		return nil, fmt.Errorf("%s has no servers to move, and %s none to serve: add servers to one of them first", o.ClientFile, o.ToolfoldFile)
 	}
 	entry := f.entry()
-	if cur, ok := f.servers.get(EntryName); len(moved) == 0 && ok && sameJSON(cur, entry) && len(f.servers.keys) == 1 {
+	if cur, ok := f.servers.get(EntryName); len(moved) == 0 && len(added) == 0 && ok && sameJSON(cur, entry) && len(f.servers.keys) == 1 {
 		return r, nil // installed already
 	}
 	for _, name := range moved {
@@ -104,8 +119,25 @@ func Install(o Options) (*Report, error) {
 		}
 	}
 	f.installs[o.Client.Name] = rec
-	r.Moved, r.Changed = moved, true
+	r.Moved, r.Added, r.Changed = moved, added, true
 	return r, f.write(r)
+}
+
+// addSettings adds to toolfold's file the DefaultSettings it lacks, after
+// its "mcpServers", and returns their keys.
+func (f *files) addSettings() []string {
+	var added []string
+	for _, s := range DefaultSettings {
+		if hasKey(f.toolfold, s.Key) {
+			continue
+		}
+		if !hasKey(f.toolfold, "mcpServers") {
+			f.toolfold.set("mcpServers", json.RawMessage(`{}`))
+		}
+		f.toolfold.set(s.Key, json.RawMessage(s.JSON))
+		added = append(added, s.Key)
+	}
+	return added
 }
 
 // Uninstall puts back the servers Install moved from the client's file and

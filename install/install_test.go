@@ -245,3 +245,70 @@ func TestClientPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestInstallAddsPolicyAndAudit(t *testing.T) {
+	s := newSetup(t, "claude-desktop", desktopFile)
+	r, err := Install(s.o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"policy", "audit"}, r.Added); diff != "" {
+		t.Errorf("added (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"mcpServers", "policy", "audit"}, readObj(t, s.tfFile).keys); diff != "" {
+		t.Errorf("toolfold's file keys (-want +got):\n%s", diff)
+	}
+	// serve -c reads them: an ask before destructive tools, an audit log
+	// beside the file.
+	cfg, err := config.Load(s.tfFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := cfg.Policy.Rules; len(rs) != 1 || rs[0].Action != config.ActionAsk || !rs[0].Annotations["destructiveHint"] {
+		t.Errorf("policy rules = %+v, want one ask for destructive tools", rs)
+	}
+	if want := filepath.Join(filepath.Dir(s.tfFile), "audit.jsonl"); cfg.Audit.File != want {
+		t.Errorf("audit file = %q, want %q", cfg.Audit.File, want)
+	}
+
+	// A person's edit stays through uninstall and a second install.
+	tf := readObj(t, s.tfFile)
+	tf.set("policy", json.RawMessage(`{"default": "deny"}`))
+	tf.set("audit", json.RawMessage(`null`))
+	if err := os.WriteFile(s.tfFile, tf.indented(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(s.o); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Install(s.o); err != nil || len(r.Added) != 0 {
+		t.Fatalf("install after uninstall: %+v, %v; want nothing added", r, err)
+	}
+	cfg, err = config.Load(s.tfFile, nil)
+	if err != nil || cfg.Policy.Default != config.ActionDeny || cfg.Audit.File != "" || len(cfg.Upstreams) != 2 {
+		t.Errorf("after the edit and a reinstall: %v, policy %+v, audit %+v", err, cfg.Policy, cfg.Audit)
+	}
+}
+
+func TestInstallAddsSettingsToAnOlderInstall(t *testing.T) {
+	// A toolfold file written before install added settings gets them on
+	// the next install, though no server moves.
+	s := newSetup(t, "claude-desktop", desktopFile)
+	if _, err := Install(s.o); err != nil {
+		t.Fatal(err)
+	}
+	tf := readObj(t, s.tfFile)
+	tf.remove("policy")
+	tf.remove("audit")
+	os.WriteFile(s.tfFile, tf.indented(), 0o600)
+	r, err := Install(s.o)
+	if err != nil || !r.Changed || len(r.Moved) != 0 {
+		t.Fatalf("install: %+v, %v; want a change that moves nothing", r, err)
+	}
+	if diff := cmp.Diff([]string{"policy", "audit"}, r.Added); diff != "" {
+		t.Errorf("added (-want +got):\n%s", diff)
+	}
+	if r, err := Install(s.o); err != nil || r.Changed {
+		t.Errorf("third install: %+v, %v; want no change", r, err)
+	}
+}

@@ -270,7 +270,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
-		p.auditRun(ctx, start, nil, 0, err)
+		p.auditRun(ctx, start, code, nil, 0, err)
 		if ctx.Err() != nil {
 			return "", false, ctx.Err()
 		}
@@ -284,18 +284,25 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	if res.Err != nil {
 		err = res.Err
 	}
-	p.auditRun(ctx, start, res, len(text), err)
+	p.auditRun(ctx, start, code, res, len(text), err)
 	return text, res.Err != nil, nil
 }
 
 // auditRun writes a run's audit line: res is nil when the sandbox could
-// not run it; size is what went back to the model.
-func (p *Proxy) auditRun(ctx context.Context, start time.Time, res *sandbox.Result, size int, err error) {
+// not run it; size is what went back to the model. The code goes in,
+// tokenized like the calls' arguments, only with audit.capture_code.
+func (p *Proxy) auditRun(ctx context.Context, start time.Time, code string, res *sandbox.Result, size int, err error) {
 	run := runOf(ctx)
 	r := audit.Record{Kind: audit.KindRun, Time: start, RunID: run.id, Language: run.lang, CodeHash: run.codeHash,
 		Duration: time.Since(start), ResultBytes: size, IsError: err != nil, Session: auditSession(sessionOf(ctx))}
 	if res != nil {
 		r.Calls = res.ToolCalls
+	}
+	if p.guard.audit.CapturesCode() {
+		r.Code = code
+		if v := rewrite.FromContext(ctx); v != nil {
+			r.Code = v.Tokenize(code)
+		}
 	}
 	p.guard.record(ctx, r, err)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,22 +14,24 @@ import (
 	"github.com/toolfold/toolfold/config"
 )
 
-const auditUsage = `usage: toolfold audit [-c FILE] [--file AUDIT.jsonl] [--since 1h] [--tool GLOB] [--session ID] [--args]
+const auditUsage = `usage: toolfold audit [-c FILE] [--file AUDIT.jsonl] [--since 1h] [--tool GLOB] [--session ID] [--args] [--follow]
   prints the audit trail as a table: one row per upstream call and per run, oldest
   first, from the audit file and its rotated backups. The file is the config's
   audit.file unless --file names one. --since takes a duration (1h, 30m) or a
   time (2026-11-26T09:00:00Z); --tool a glob over server.tool (runs are left
   out); --session a client session's id; --args adds the (tokenized,
-  shortened) arguments.
+  shortened) arguments. --follow prints the rows so far, then each record as it
+  is written (through rotation) until Ctrl-C.
 `
 
-func cmdAudit(args []string, stdout, stderr io.Writer, now time.Time) int {
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer, now time.Time) int {
 	fs, c := newFlags("audit", stderr, "warn")
 	file := fs.String("file", "", "the audit file (default: the config's audit.file)")
 	since := fs.String("since", "", "only entries this recent: a duration (1h) or a time (RFC 3339)")
 	tool := fs.String("tool", "", "only calls to tools matching this glob (memory.*)")
 	session := fs.String("session", "", "only this client session's entries")
 	showArgs := fs.Bool("args", false, "show the calls' arguments")
+	follow := fs.Bool("follow", false, "go on printing records as they are written, until Ctrl-C")
 	fs.Usage = func() { fmt.Fprint(stderr, auditUsage) }
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -46,6 +49,9 @@ func cmdAudit(args []string, stdout, stderr io.Writer, now time.Time) int {
 		if *file, err = auditFile(c, stderr); err != nil {
 			return fail(stderr, "%v", err)
 		}
+	}
+	if *follow {
+		return followAudit(ctx, *file, f, *showArgs, stdout, stderr)
 	}
 	files, err := audit.Files(*file)
 	if err != nil {
@@ -111,29 +117,34 @@ func printAudit(w io.Writer, entries []audit.Entry, args bool) {
 	}
 	fmt.Fprintln(tw, head)
 	for _, e := range entries {
-		result := "ok"
-		if e.IsError {
-			result = "error"
-			if e.Error != "" {
-				result += ": " + clip(e.Error, 40)
-			}
-		}
-		what := e.Tool
-		switch e.Kind {
-		case audit.KindRun:
-			what = strings.TrimSpace(fmt.Sprintf("run %s %s, %s", e.Language, e.CodeHash, plural(e.Calls, "call")))
-		case audit.KindFlow: // a token restored into a call, or not
-			what = fmt.Sprintf("flow %s %s from %s to %s", e.Token, e.TokenType, dash(e.Origin), e.Tool)
-		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", e.Time.UTC().Format("2006-01-02 15:04:05"),
-			dash(clip(e.Session, 12)), dash(e.RunID), what, dash(decision(e)), dash(e.Approval),
-			time.Duration(e.DurationMS*float64(time.Millisecond)).Round(100*time.Microsecond), e.ResultBytes, result)
-		if args {
-			row += "\t" + e.Args
-		}
-		fmt.Fprintln(tw, row)
+		fmt.Fprintln(tw, auditRow(e, args))
 	}
 	tw.Flush()
+}
+
+// auditRow is e's row of the table, its cells separated by tabs.
+func auditRow(e audit.Entry, args bool) string {
+	result := "ok"
+	if e.IsError {
+		result = "error"
+		if e.Error != "" {
+			result += ": " + clip(e.Error, 40)
+		}
+	}
+	what := e.Tool
+	switch e.Kind {
+	case audit.KindRun:
+		what = strings.TrimSpace(fmt.Sprintf("run %s %s, %s", e.Language, e.CodeHash, plural(e.Calls, "call")))
+	case audit.KindFlow: // a token restored into a call, or not
+		what = fmt.Sprintf("flow %s %s from %s to %s", e.Token, e.TokenType, dash(e.Origin), e.Tool)
+	}
+	row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s", e.Time.UTC().Format("2006-01-02 15:04:05"),
+		dash(clip(e.Session, 12)), dash(e.RunID), what, dash(decision(e)), dash(e.Approval),
+		time.Duration(e.DurationMS*float64(time.Millisecond)).Round(100*time.Microsecond), e.ResultBytes, result)
+	if args {
+		row += "\t" + e.Args
+	}
+	return row
 }
 
 // decision is "deny by rule 2 (memory.delete_*)", or the decision alone.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/toolfold/toolfold/config"
@@ -126,6 +127,9 @@ func printInstall(w io.Writer, o install.Options, r *install.Report, uninstall b
 			fmt.Fprintf(w, "  %s to %s: %s\n", would("move"), o.ToolfoldFile, strings.Join(r.Moved, ", "))
 		}
 		fmt.Fprintf(w, "  %s one entry %q: %s\n", would("leave"), install.EntryName, r.Entry)
+		for _, key := range r.Added {
+			fmt.Fprintf(w, "  %s to %s: %s\n", would("add"), o.ToolfoldFile, addedSetting(key))
+		}
 		if !o.DryRun {
 			fmt.Fprintf(w, "restart %s to use it; `toolfold check -c %s` shows what it will serve; `toolfold uninstall %s` undoes this\n", o.Client.Name, o.ToolfoldFile, o.Client.Name)
 		}
@@ -133,6 +137,18 @@ func printInstall(w io.Writer, o install.Options, r *install.Report, uninstall b
 	if o.DryRun {
 		fmt.Fprintln(w, "dry run: nothing written")
 	}
+}
+
+// addedSetting says what one of install.DefaultSettings does, and how to
+// change it.
+func addedSetting(key string) string {
+	switch key {
+	case "policy":
+		return `"policy", asking you before any tool its server declares destructive (edit its rules there)`
+	case "audit":
+		return `"audit", a log of every call and run (` + "`toolfold audit`" + ` prints it; set "audit": null to record nothing)`
+	}
+	return strconv.Quote(key)
 }
 
 // warnUnloadable prints what toolfold will not like in the moved servers,

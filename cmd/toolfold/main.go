@@ -9,11 +9,13 @@
 //	toolfold install CLIENT [--client-config FILE] [--config FILE] [--dry-run]
 //	toolfold uninstall CLIENT
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
-//	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID]
+//	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--follow]
 //	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
 //	toolfold bench   [--quick] [--npm DIR] [--svg FILE] [--only SECTIONS]
 //	toolfold eval-search [--corpus DIR] [--lines]
 //	toolfold eval-pii [--data FILE.jsonl]
+//	toolfold init [FILE]
+//	toolfold completion bash|zsh|fish
 //	toolfold version
 //
 // This is the only package that reads flags and the environment, and the
@@ -77,8 +79,9 @@ Usage:
                                              put the servers back into CLIENT's file
   toolfold skills  [-c FILE] list | show NAME | add DIR [--overwrite] | rm NAME | run NAME '{"x": 1}'
                                              the saved skills (scripts saved to call by name)
-  toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args]
-                                             print the audit trail (audit: in the config) as a table
+  toolfold audit   [-c FILE] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--args] [--follow]
+                                             print the audit trail (audit: in the config) as a table;
+                                             --follow goes on printing records as they are written
   toolfold tools   [-c FILE] pins | changed | approve NAME...
                                              tool pins: which tools changed since first seen; accept a change
   toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--only SECTIONS] [--timeout 20m]
@@ -87,6 +90,10 @@ Usage:
                                              score search_tools' ranking on a labelled corpus
   toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--dir DIR] [--phone-regions US,DE] [--misses]
                                              score the PII detectors on labelled text
+  toolfold init [FILE]                       write a commented starter config (default proxy.yaml);
+                                             never overwrites a file
+  toolfold completion bash|zsh|fish          print a shell completion script: source <(toolfold completion bash),
+                                             source <(toolfold completion zsh), toolfold completion fish | source
   toolfold version                           the module version and VCS revision of this binary
 
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
@@ -123,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "skills":
 		return cmdSkills(ctx, rest, stdout, stderr)
 	case "audit":
-		return cmdAudit(rest, stdout, stderr, time.Now())
+		return cmdAudit(ctx, rest, stdout, stderr, time.Now())
 	case "tools":
 		return cmdTools(ctx, rest, stdout, stderr)
 	case "install":
@@ -138,6 +145,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReplayServer(ctx, rest, stdout, stderr)
 	case "eval-pii":
 		return cmdEvalPII(rest, stdout, stderr)
+	case "init":
+		return cmdInit(rest, stdout, stderr)
+	case "completion":
+		return cmdCompletion(rest, stdout, stderr)
 	case "version", "--version", "-v":
 		bi, _ := debug.ReadBuildInfo()
 		fmt.Fprintln(stdout, versionLine(bi))

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/toolfold/toolfold/config"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -157,6 +159,20 @@ func TestInstallCommand(t *testing.T) {
 	code, out, errs = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf)
 	if code != 0 || !strings.Contains(out, "move to "+tf+": x") || !strings.Contains(out, `leave one entry "toolfold"`) {
 		t.Errorf("install: %d %q %q", code, out, errs)
+	}
+	if !strings.Contains(out, `add to `+tf+`: "policy"`) || !strings.Contains(out, `add to `+tf+`: "audit"`) {
+		t.Errorf("install does not say it adds the policy and audit: %q", out)
+	}
+	// What check prints of the file install wrote: the policy and audit on.
+	cfg, err := config.Load(tf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := policyStatus(cfg.Policy), "default allow, 1 rule (1 ask)"; !strings.HasPrefix(got, want) {
+		t.Errorf("check's policy line for install's file: %q, want %q", got, want)
+	}
+	if got, want := auditStatus(cfg.Audit), filepath.Join(dir, "tf", "audit.jsonl")+", rotated"; !strings.HasPrefix(got, want) {
+		t.Errorf("check's audit line for install's file: %q, want %q", got, want)
 	}
 	if code, out, _ = runCLI(t, "install", "cursor", "--client-config", client, "--config", tf); code != 0 || !strings.Contains(out, "already installed") {
 		t.Errorf("second install: %d %q", code, out)

@@ -147,7 +147,9 @@ func TestPolicyAndAuditStatus(t *testing.T) {
 		{"policy:\n  default: ask\n  approval_timeout: 30s\n  rules:\n    - {match: memory.delete_*, action: deny}\n    - {match: memory.read_*, action: allow, rate: 5/s}\n" +
 			"audit: {file: /var/log/a.jsonl, max_size_mb: 5, max_backups: 2}\n",
 			"default ask, 2 rules (1 deny, 1 allow, 1 rate); a person has 30s to answer an ask",
-			"/var/log/a.jsonl, rotated past 5 MB, 2 kept; toolfold audit prints it"},
+			"/var/log/a.jsonl, rotated past 5 MB, 2 kept; runs' code not kept, only a hash (audit.capture_code: true keeps it); toolfold audit prints it"},
+		{"audit: {file: /var/log/a.jsonl, capture_code: true}\n", "allow every call",
+			"/var/log/a.jsonl, rotated past 100 MB, 10 kept; runs' code kept, tokenized (audit.capture_code); toolfold audit prints it"},
 	}
 	for _, tt := range tests {
 		cfg, err := config.Load(writeConfig(t, tt.src), nil)

@@ -54,7 +54,11 @@ func auditStatus(a config.Audit) string {
 	if a.File == "" {
 		return "off (no audit: section)"
 	}
-	return fmt.Sprintf("%s, rotated past %d MB, %d kept; toolfold audit prints it", a.File, a.MaxSizeMB, a.MaxBackups)
+	code := "runs' code not kept, only a hash (audit.capture_code: true keeps it)"
+	if a.CaptureCode {
+		code = "runs' code kept, tokenized (audit.capture_code)"
+	}
+	return fmt.Sprintf("%s, rotated past %d MB, %d kept; %s; toolfold audit prints it", a.File, a.MaxSizeMB, a.MaxBackups, code)
 }
 
 // pinsStatus is check's account of the tool pins in st, listing the tools
