@@ -170,3 +170,26 @@ func TestSkillTextCannotForgeListing(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedSkillIsExposed: with expose: hybrid, pin: [skills.NAME]
+// advertises the saved skill beside search_tools and run_script.
+func TestPinnedSkillIsExposed(t *testing.T) {
+	store := skills.NewFiles(filepath.Join(t.TempDir(), "skills"))
+	sk := &skills.Skill{Name: "triple", Description: "Multiply a number by three", Language: "lua", Code: "return args.x * 3"}
+	if err := store.Save(context.Background(), sk, false); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(httpUpstream(t, "remote", newTestServer()))
+	cfg.Expose.Mode, cfg.Expose.Pin = "hybrid", []string{"skills.triple"}
+	_, cs := startProxyWith(t, cfg, &Options{Skills: store})
+	var names []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	if !strings.Contains(strings.Join(names, " "), "triple") {
+		t.Errorf("tools/list %q lacks the pinned skill", names)
+	}
+}
