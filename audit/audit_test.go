@@ -120,6 +120,24 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// TestFilterToolSlash: --tool's * spans "/" and "." in a tool's name,
+// as a policy rule's does, so `audit --tool 'evil.*'` shows every call
+// a deny rule "evil.*" refused.
+func TestFilterToolSlash(t *testing.T) {
+	for _, name := range []string{"evil.admin/wipe", "evil.a/b.c", "evil.rm -rf /", "evil.送信/全部"} {
+		e := Entry{Kind: KindCall, Tool: name}
+		if !(Filter{Tool: "evil.*"}).Match(e) {
+			t.Errorf("--tool evil.* misses %q", name)
+		}
+		if !(Filter{Tool: "*"}).Match(e) {
+			t.Errorf("--tool * misses %q", name)
+		}
+	}
+	if (Filter{Tool: "evil.*"}).Match(Entry{Kind: KindCall, Tool: "good.admin/wipe"}) {
+		t.Error("--tool evil.* matches good.admin/wipe")
+	}
+}
+
 // TestRotation writes past max_size_mb from many goroutines: the file
 // rotates, every line stays whole, and Files and Read find them all, in
 // the rotated file and the current one.

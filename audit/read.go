@@ -8,11 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/glob"
 )
 
 // Files returns the audit file and its rotated backups
@@ -49,7 +50,7 @@ func isStamp(s string) bool {
 // Filter selects entries. The zero value selects all.
 type Filter struct {
 	Since   time.Time // entries at or after; zero: all
-	Tool    string    // a glob over the qualified tool name (path.Match); "": any (runs too)
+	Tool    string    // a glob over the qualified tool name (package internal/glob: * spans / and .); "": any (runs too)
 	Session string    // exact session id; "": any
 }
 
@@ -62,8 +63,7 @@ func (f Filter) Match(e Entry) bool {
 		return false
 	}
 	if f.Tool != "" {
-		ok, _ := path.Match(f.Tool, e.Tool)
-		return ok && e.Tool != ""
+		return e.Tool != "" && glob.Match(f.Tool, e.Tool)
 	}
 	return true
 }

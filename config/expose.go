@@ -86,13 +86,13 @@ func (d *decoder) checkExpose(root *yaml.Node, e *Expose, cfg *Config) {
 	if len(e.Pin) > 0 && e.Mode != ExposeHybrid {
 		d.warns = append(d.warns, &Error{File: d.file, Msg: fmt.Sprintf("pin lists %d tools but expose is %q: pinned tools are advertised only with expose: hybrid", len(e.Pin), e.Mode)})
 	}
-	names := map[string]bool{}
+	names := map[string]bool{SkillsUpstream: true} // pin: [skills.NAME] exposes a saved skill
 	for _, u := range cfg.Upstreams {
 		names[u.Name] = true
 	}
 	for _, p := range e.Pin {
 		server, _, _ := strings.Cut(p, ".")
-		if len(names) > 0 && !names[server] {
+		if len(cfg.Upstreams) > 0 && !names[server] {
 			d.errs = append(d.errs, &Error{File: d.file, Msg: fmt.Sprintf("pin: %q names no upstream %q; write server.tool with a name from upstreams:", p, server)})
 		}
 	}

@@ -52,3 +52,15 @@ func TestPinWithoutHybridWarns(t *testing.T) {
 		t.Fatalf("warnings: %q", cfg.Warnings)
 	}
 }
+
+// TestPinSkill: pin: [skills.NAME] exposes a saved skill, as the README
+// says; skills is no upstream but is a server (issue 28 item 9).
+func TestPinSkill(t *testing.T) {
+	cfg, err := Parse("p.yaml", []byte("upstreams:\n  a: {command: x}\nexpose: hybrid\npin: [skills.daily_report, a.foo]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Expose.Pin) != 2 || cfg.Expose.Pin[0] != "skills.daily_report" {
+		t.Fatalf("pin = %q", cfg.Expose.Pin)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolfold/toolfold/internal/glob"
 )
 
 // PIIFlow is one entry of pii.flows: where a value a token stands for may
@@ -111,6 +113,9 @@ func (d *decoder) piiFlow(item *yaml.Node, ip string) (r PIIFlow, types []*yaml.
 func flowGlobProblem(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return `must be a glob over server.tool, like "crm.*" or "*" ("client" for values the client typed)`
+	}
+	if err := glob.Check(s); err != nil {
+		return err.Error()
 	}
 	if s != FlowFromClient && !strings.Contains(s, ".") && !strings.ContainsAny(s, "*?") {
 		return fmt.Sprintf("%q matches no tool: names are qualified server.tool; write %s.*, or *.%s", s, s, s)

@@ -42,12 +42,12 @@ pii:
 `
 	want := []string{
 		`test.yaml:4:27: pii.flows[0].to: "mial.send" names no upstream "mial", so the rule never matches; servers: skills, crm`,
-		`test.yaml:5:40: pii.flows[1].types[0]: no detector gives tokens of type "EMIAL"; types are EMAIL, PHONE, CREDIT_CARD, IBAN, US_SSN, IP_ADDRESS, SECRET, TOKEN`,
+		`test.yaml:5:40: pii.flows[1].types[0]: no detector gives tokens of type "EMIAL"; types are EMAIL, PHONE, CREDIT_CARD, IBAN, US_SSN, IP_ADDRESS, SECRET, NAME, ADDRESS, TOKEN`,
 		`test.yaml:5:56: pii.flows[1].action: must be allow, ask or deny, not "alow"; did you mean "allow"?`,
 		`test.yaml:6:14: pii.flows[2].from: "crm" matches no tool: names are qualified server.tool; write crm.*, or *.crm`,
 		`test.yaml:7:7: pii.flows[3]: a flow rule needs from, to and action, like {from: "crm.*", to: "mail.send_*", action: allow}`,
 		`test.yaml:8:46: pii.flows[4].when: unknown key "when"; known keys: from, to, types, action`,
-		`test.yaml:9:47: pii.flows[5].types[1]: no detector gives tokens of type "CARD"; types are EMAIL, PHONE, CREDIT_CARD, IBAN, US_SSN, IP_ADDRESS, SECRET, TOKEN`,
+		`test.yaml:9:47: pii.flows[5].types[1]: no detector gives tokens of type "CARD"; types are EMAIL, PHONE, CREDIT_CARD, IBAN, US_SSN, IP_ADDRESS, SECRET, NAME, ADDRESS, TOKEN`,
 	}
 	_, err := Parse("test.yaml", []byte(src), nil)
 	if err == nil {

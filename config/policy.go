@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/glob"
 	"gopkg.in/yaml.v3"
 )
 
@@ -50,8 +50,9 @@ type Policy struct {
 // PolicyRule is one entry of policy.rules. It matches a call when every
 // condition it has holds; it has at least one (Match or Annotations).
 type PolicyRule struct {
-	// Match is a glob over the qualified name server.tool (path.Match
-	// syntax: * ? [a-z]); "" matches every name.
+	// Match is a glob over the qualified name server.tool (package
+	// internal/glob: * any run of characters, "/" and "." included, ? one
+	// character, [a-z] a class); "" matches every name.
 	Match string
 	// Annotations are hints (destructiveHint, readOnlyHint,
 	// idempotentHint, openWorldHint) that must hold as the tool declares
@@ -306,8 +307,8 @@ func globProblem(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "must be a glob over server.tool, like memory.delete_* or *.send_*"
 	}
-	if _, err := path.Match(s, ""); err != nil {
-		return fmt.Sprintf("invalid glob %q: %v", s, err)
+	if err := glob.Check(s); err != nil {
+		return err.Error()
 	}
 	if !strings.Contains(s, ".") && !strings.ContainsAny(s, "*?[") {
 		return fmt.Sprintf("%q matches no tool: names are qualified server.tool; write *.%s, or SERVER.%s", s, s, s)

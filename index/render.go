@@ -2,9 +2,12 @@ package index
 
 import (
 	"fmt"
-	"github.com/toolfold/toolfold/sandbox"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Limits that keep rendered hits compact.
@@ -197,7 +200,7 @@ func (d schemaDoc) writeParam(b *strings.Builder, p param, depth int) {
 	if def, ok := s["default"]; ok {
 		facts = append(facts, "default "+literal(def))
 	}
-	b.WriteString(strings.Repeat("  ", depth) + p.name + " (" + strings.Join(facts, ", ") + ")")
+	b.WriteString(strings.Repeat("  ", depth) + shownName(p.name) + " (" + strings.Join(facts, ", ") + ")")
 	desc := oneLine(str(s, "description"))
 	if desc == "" {
 		desc = oneLine(str(s, "title"))
@@ -231,7 +234,7 @@ func (d schemaDoc) nested(s map[string]any) (ps []param, elem string) {
 func constraints(s map[string]any) string {
 	var out string
 	if f := str(s, "format"); f != "" {
-		out += " " + f
+		out += " " + shownName(f)
 	}
 	lo, hasLo := s["minimum"]
 	hi, hasHi := s["maximum"]
@@ -411,6 +414,25 @@ func clip(s string, n int) string {
 
 // oneLine collapses white space runs, newlines included, to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// shownName is a name from a schema (a parameter, a property, a type,
+// a format) as a listing shows it: as written when it is plain (letters,
+// digits, _ - . $ @ :), else quoted with Go's escapes, so a name holding
+// a newline or spaces cannot forge a line or a fact of the listing (a
+// saved skill's parameters are written by a model).
+func shownName(name string) string {
+	plain := name != ""
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.$@:", r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	return strconv.Quote(name)
+}
 
 func plural(n int, noun string) string {
 	if n == 1 {

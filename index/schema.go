@@ -154,7 +154,7 @@ func (d schemaDoc) namedType(t string, s map[string]any, o typeOpts) string {
 	case "object":
 		return d.objectShape(s, o)
 	}
-	return t
+	return shownName(t)
 }
 
 // objectShape spells out an object's properties while depth and size allow.
@@ -171,7 +171,7 @@ func (d schemaDoc) objectShape(s map[string]any, o typeOpts) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.name)
+		b.WriteString(shownName(p.name))
 		if !p.required {
 			b.WriteByte('?')
 		}

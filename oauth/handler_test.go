@@ -313,8 +313,16 @@ func TestExpiredRefreshRefusedNeedsLogin(t *testing.T) {
 	if strings.Contains(err.Error(), "secret-looking") || strings.Contains(err.Error(), "rt-unknown") {
 		t.Errorf("the error quotes the token endpoint's body or a token: %v", err)
 	}
-	if state, ok := Status(rec, "remote", rec.URL, time.Now()); !ok || !strings.Contains(state, "refreshable") {
-		t.Errorf("Status = %q, %v", state, ok)
+	// toolfold check reads the stored record: it says the refresh failed
+	// and what to do, not "refreshable" (issue 28 item 9).
+	saved, err := NewStore(path).Get("remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, ok := Status(saved, "remote", rec.URL, time.Now())
+	if ok || strings.Contains(state, "refreshable") || !strings.Contains(state, "refreshing it failed") ||
+		!strings.Contains(state, "the server refused the refresh token") || !strings.Contains(state, "run `toolfold login remote`") {
+		t.Errorf("Status after a refused refresh = %q, %v; want it failed, with the login to run", state, ok)
 	}
 }
 

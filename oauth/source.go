@@ -76,6 +76,7 @@ func (s *source) Token() (*oauth2.Token, error) {
 	nt, err := s.rec.config().TokenSource(s.ctx, &oauth2.Token{RefreshToken: s.rec.RefreshToken}).Token()
 	if err != nil {
 		err = clean(err)
+		s.noteRefreshFailed(err, now)
 		if stillValid {
 			s.h.log.Warn("refreshing the OAuth token failed; using it until it expires", "err", err, "expires", s.rec.Expiry)
 			return tok, nil
@@ -97,10 +98,25 @@ func (s *source) Token() (*oauth2.Token, error) {
 	return s.rec.token(), nil
 }
 
+// noteRefreshFailed records in the stored record that a refresh failed,
+// so `toolfold check` says so instead of "refreshable".
+func (s *source) noteRefreshFailed(err error, now time.Time) {
+	why := "the token endpoint failed"
+	var rf *refusedError
+	if errors.As(err, &rf) {
+		why = "the server refused the refresh token"
+	}
+	s.rec.RefreshFailed, s.rec.RefreshFailedAt = why, now
+	if err := s.h.opts.Store.Put(s.h.name, &s.rec); err != nil {
+		s.h.log.Warn("a failed OAuth refresh is not recorded for toolfold check", "err", err)
+	}
+}
+
 // setToken copies tok into r; a refresh that brings no new refresh token
 // keeps the old one.
 func setToken(r *Record, tok *oauth2.Token, now time.Time) {
 	r.AccessToken, r.TokenType, r.Expiry, r.Saved = tok.AccessToken, tok.TokenType, tok.Expiry, now
+	r.RefreshFailed, r.RefreshFailedAt = "", time.Time{}
 	if tok.RefreshToken != "" {
 		r.RefreshToken = tok.RefreshToken
 	}
@@ -119,6 +135,12 @@ func Status(rec *Record, name, url string, now time.Time) (string, bool) {
 		return "no token for this url (the stored one is for another): " + login, false
 	case rec.Expiry.IsZero():
 		return "signed in (the token has no expiry)", true
+	case rec.RefreshFailed != "" && now.Before(rec.Expiry):
+		return fmt.Sprintf("valid until %s, but refreshing it failed at %s (%s): before then, %s",
+			rec.Expiry.Local().Format(stamp), rec.RefreshFailedAt.Local().Format(stamp), rec.RefreshFailed, login), true
+	case rec.RefreshFailed != "":
+		return fmt.Sprintf("expired at %s, and refreshing it failed at %s (%s): %s",
+			rec.Expiry.Local().Format(stamp), rec.RefreshFailedAt.Local().Format(stamp), rec.RefreshFailed, login), false
 	case now.Before(rec.Expiry) && rec.RefreshToken != "":
 		return fmt.Sprintf("valid until %s, refreshable", rec.Expiry.Local().Format(stamp)), true
 	case now.Before(rec.Expiry):

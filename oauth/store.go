@@ -43,6 +43,10 @@ type Record struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	Saved        time.Time `json:"saved"`
+	// RefreshFailed says why the last refresh failed, at RefreshFailedAt;
+	// "" once a refresh succeeds. `toolfold check` shows it.
+	RefreshFailed   string    `json:"refresh_failed,omitempty"`
+	RefreshFailedAt time.Time `json:"refresh_failed_at,omitzero"`
 }
 
 // token is the record's token for golang.org/x/oauth2.

@@ -13,7 +13,9 @@
 // index and text, for messages like "denied by policy rule 2
 // (memory.delete_*)"). The first rule that matches wins; a call no rule
 // matches gets the default. A rule matches when its glob matches the
-// name (path.Match syntax) and every annotation it lists holds as the
+// name (package internal/glob: * spans any characters, "/" and "."
+// included, so memory.* is every tool of memory whatever the upstream
+// names it) and every annotation it lists holds as the
 // tool declares it: a tool that declares no destructiveHint is matched
 // by neither destructiveHint: true nor false. (For a policy that is safe
 // with undeclared tools, use default: ask and allow the read-only ones:

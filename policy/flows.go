@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/glob"
 )
 
 // Flows decide where the value behind a PII token may go (pii.flows):
@@ -153,37 +154,10 @@ func ServerOf(q string) string {
 	return s
 }
 
-// matchFlowGlob reports whether the glob pattern matches the qualified name:
-// '*' matches any run of characters, '/' and '.' included, '?' exactly
-// one character; every other character stands for itself.
-//
-// It is a local stand-in for the shared matcher of qualified names that
-// replaces path.Match in policy rules (issue 28); the lead swaps it in at
-// merge.
-func matchFlowGlob(pattern, name string) bool {
-	p, n := []rune(pattern), []rune(name)
-	pi, ni, star, mark := 0, 0, -1, 0
-	for ni < len(n) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == n[ni]) && p[pi] != '*':
-			pi++
-			ni++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, ni
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			ni = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
-}
+// matchFlowGlob reports whether the glob pattern matches the qualified name,
+// with the policy rules' syntax: '*' spans any characters, '/' and '.'
+// included, '?' one character.
+func matchFlowGlob(pattern, name string) bool { return glob.Match(pattern, name) }
 
 // FlowKey names a flow for "allow for this session": the server the value
 // came from, the tool it goes to, and its type.

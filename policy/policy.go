@@ -3,12 +3,12 @@ package policy
 import (
 	"fmt"
 	"log/slog"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/glob"
 )
 
 // Action is what the policy does with a call.
@@ -94,7 +94,7 @@ type Policy struct {
 
 type rule struct {
 	Rule
-	match  string
+	match  *glob.Pattern // nil: any name
 	hints  map[string]bool
 	action Action
 }
@@ -120,12 +120,27 @@ func New(cfg config.Policy, opts *Options) *Policy {
 	for i, r := range cfg.Rules {
 		p.rules = append(p.rules, rule{
 			Rule:   Rule{Index: i + 1, Text: ruleText(r), Line: r.Line, Rate: r.Rate},
-			match:  r.Match,
+			match:  p.compile(r.Match),
 			hints:  r.Annotations,
 			action: Action(r.Action),
 		})
 	}
 	return p
+}
+
+// compile compiles a rule's match glob; nil for "". Config validates
+// globs, so a bad one here came from a caller that skipped it: the rule
+// then matches nothing, and the log says so.
+func (p *Policy) compile(match string) *glob.Pattern {
+	if match == "" {
+		return nil
+	}
+	g, err := glob.Compile(match)
+	if err != nil {
+		p.log.Error("policy: a rule matches no tool", "err", err)
+		return &glob.Pattern{} // matches only "", which names no tool
+	}
+	return &g
 }
 
 // ruleText shows a rule as the file has it.
@@ -167,10 +182,8 @@ func (p *Policy) Decide(t Tool) Decision {
 }
 
 func (r rule) matches(t Tool) bool {
-	if r.match != "" {
-		if ok, _ := path.Match(r.match, t.Name); !ok {
-			return false
-		}
+	if r.match != nil && !r.match.Match(t.Name) {
+		return false
 	}
 	for h, want := range r.hints {
 		if got, declared := hint(t.Annotations, h); !declared || got != want {

@@ -162,3 +162,51 @@ func TestRefusalMessages(t *testing.T) {
 		t.Errorf("Refusal does not carry its cause: %v", r)
 	}
 }
+
+// TestDecideNamesWithSlashes: a rule's * spans every character of a
+// tool's name, "/" included, so a server-wide deny refuses every tool
+// of the server, whatever the upstream calls it (issue 28 item 1).
+func TestDecideNamesWithSlashes(t *testing.T) {
+	p := testPolicy(t, `policy:
+  default: allow
+  rules:
+    - {match: "mail.send_*", action: ask}
+    - {match: memory.*, action: deny}
+    - {match: "*.admin?wipe", action: deny}
+    - {match: "*/*", action: ask}
+`)
+	long := "memory." + strings.Repeat("ab/", 100) // over 300 characters
+	tests := []struct {
+		name string
+		want Action
+	}{
+		{"memory.admin/wipe", Deny},
+		{"memory.a/b/c", Deny},
+		{"memory./", Deny},
+		{"memory.rm -rf /", Deny},
+		{"memory.a.b", Deny},
+		{"memory.送信/全部", Deny},
+		{long, Deny},
+		{"mail.send_now/all", Ask},
+		{"github.admin/wipe", Deny},
+		{"github.admin wipe", Deny},
+		{"github.issues/list", Ask},
+		{"github.issues.list", Allow},
+	}
+	for _, tc := range tests {
+		if d := p.Decide(Tool{Name: tc.name}); d.Action != tc.want {
+			t.Errorf("Decide(%.40q) = %s by %q, want %s", tc.name, d.Action, d.Rule.Text, tc.want)
+		}
+	}
+}
+
+// TestDecideServerWideDeny: match: "*" is every tool, a "/" in its name
+// or not.
+func TestDecideServerWideDeny(t *testing.T) {
+	p := testPolicy(t, "policy:\n  rules:\n    - {match: \"*\", action: deny}\n")
+	for _, name := range []string{"a.b", "evil.admin/wipe", "x./", "skills.daily_report"} {
+		if d := p.Decide(Tool{Name: name}); d.Action != Deny {
+			t.Errorf("Decide(%q) = %s, want deny", name, d.Action)
+		}
+	}
+}

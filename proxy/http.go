@@ -45,10 +45,11 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 
 // bearer checks the token in constant time: both sides are hashed first,
 // so neither the content nor the length of the token leaks through timing.
+// The scheme is case-insensitive (RFC 7235): "bearer" passes as "Bearer".
 func bearer(token string, next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte("Bearer " + token))
+	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+		got := sha256.Sum256([]byte(bearerToken(r.Header.Get("Authorization"))))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolfold"`)
 			http.Error(w, "missing or wrong bearer token (Authorization: Bearer <http.bearer_token>)", http.StatusUnauthorized)
@@ -56,6 +57,17 @@ func bearer(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken is the token of an Authorization header of the Bearer
+// scheme, in any case and after one or more spaces; "" for another scheme
+// or none.
+func bearerToken(h string) string {
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimLeft(tok, " ")
 }
 
 // CheckListenAddr refuses a non-loopback address unless a bearer token is

@@ -450,3 +450,45 @@ func TestPolicyHoldsWhenStoreFails(t *testing.T) {
 		t.Errorf("with the store back: %s", out)
 	}
 }
+
+// TestPolicyServerWideDenySlashName: a deny over a whole server refuses
+// its tools whose names hold "/" too, through a script's call, the way
+// an attacker called it (issue 28 item 1: path.Match's * stopped at "/").
+func TestPolicyServerWideDenySlashName(t *testing.T) {
+	for _, match := range []string{"evil.*", "*", "*wipe"} {
+		t.Run(match, func(t *testing.T) {
+			var mu sync.Mutex
+			calls := 0 // calls that reached the upstream
+			s := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
+			obj := json.RawMessage(`{"type":"object"}`)
+			for _, name := range []string{"admin/wipe", "a/b/wipe"} {
+				s.AddTool(&mcp.Tool{Name: name, Description: "Wipe everything.", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					mu.Lock()
+					calls++
+					mu.Unlock()
+					return textResult("wiped"), nil
+				})
+			}
+			cfg := testConfig(httpUpstream(t, "evil", s))
+			cfg.Policy = config.Policy{Default: config.ActionAllow, Rules: []config.PolicyRule{
+				{Match: match, Action: config.ActionDeny},
+			}}
+			p, _ := startProxy(t, cfg)
+			cs := policyClient(t, p, nil, "")
+			text, _ := runLua(t, cs, `for _, name in ipairs({"admin/wipe", "a/b/wipe"}) do
+  local ok, err = pcall(function() return tools["evil"][name]{} end)
+  print(name, ok, err)
+end`)
+			mu.Lock()
+			defer mu.Unlock()
+			if calls != 0 {
+				t.Errorf("the upstream was called %d times under {match: %q, action: deny}:\n%s", calls, match, text)
+			}
+			for _, want := range []string{"admin/wipe\tfalse", "a/b/wipe\tfalse", "denied by policy rule 1 (" + match + ")"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("run's text lacks %q:\n%s", want, text)
+				}
+			}
+		})
+	}
+}

@@ -366,6 +366,14 @@ func TestHTTPBearerToken(t *testing.T) {
 	}{
 		{"", http.StatusUnauthorized},
 		{"Bearer wrong", http.StatusUnauthorized},
+		{"bearer wrong", http.StatusUnauthorized},
+		{"Basic s3cret", http.StatusUnauthorized},
+		{"Bearers3cret", http.StatusUnauthorized},
+		// RFC 7235: the scheme is case-insensitive, and 1*SP separates it
+		// from the token. 0: anything but 401 (the body is no MCP request).
+		{"bearer s3cret", 0},
+		{"BEARER s3cret", 0},
+		{"Bearer  s3cret", 0},
 	} {
 		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{}`))
 		if tc.auth != "" {
@@ -376,8 +384,8 @@ func TestHTTPBearerToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != tc.want {
-			t.Errorf("auth %q: status %d, want %d", tc.auth, resp.StatusCode, tc.want)
+		if tc.want == 0 && resp.StatusCode == http.StatusUnauthorized || tc.want != 0 && resp.StatusCode != tc.want {
+			t.Errorf("auth %q: status %d, want %d (0: not 401)", tc.auth, resp.StatusCode, tc.want)
 		}
 	}
 	// With the token, a real client session works.

@@ -129,18 +129,25 @@ func skillTool(s *skills.Skill) *mcp.Tool {
 		in = s.Parameters
 	}
 	t := &mcp.Tool{Name: s.Name, Title: "skill", InputSchema: in,
-		Description: strings.TrimSpace(s.Description) + " (saved skill, " + s.Language + ")"}
+		Description: oneLine(s.Description) + " (saved skill, " + s.Language + ")"}
 	if len(s.Result) > 0 {
 		var m map[string]any
 		if json.Unmarshal(s.Result, &m) == nil && m["type"] == "object" {
 			t.OutputSchema = s.Result
 		}
 	}
-	if s.Notes != "" {
-		t.Description += "\n\n" + strings.TrimSpace(s.Notes)
+	if n := oneLine(s.Notes); n != "" {
+		t.Description += "\n\nNotes: " + n
 	}
 	return t
 }
+
+// oneLine collapses white space runs, newlines included, to single
+// spaces. A skill's text is a model's: on one line, its notes cannot
+// forge the lines of a search_tools listing (a tool name, its marks,
+// "Parameters:") that every later session reads, as summary detail
+// already ensured.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // CallTool runs a skill for a call made outside a script (passthrough,
 // hybrid): a top-level run of its own, which takes a run slot. Its printed

@@ -33,7 +33,12 @@
 // into .versions first (the last MaxVersions are kept). Writers are
 // serialized, across processes too (a lock file). The directory must be
 // toolfold's own and writable by no one else: whoever can write it can put
-// code in every session's scripts.
+// code in every session's scripts. So must each skill's folder and files:
+// a symlink, or one owned by another user than toolfold's or root, or
+// writable by others is left out of List (the error, which the proxy
+// logs, says why) and refused by Get. Files are opened inside the opened
+// folder without following links, so a swap after the check does not
+// count.
 //
 // # Saving
 //

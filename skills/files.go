@@ -117,9 +117,16 @@ func (f *Files) Get(ctx context.Context, name string) (*Skill, error) {
 	return f.read(name)
 }
 
-// read reads the folder of name and checks that it names itself.
+// read reads the folder of name, refusing one that is not toolfold's own
+// (see trust.go), and checks that it names itself.
 func (f *Files) read(name string) (*Skill, error) {
-	s, err := ReadFolder(filepath.Join(f.dir, name))
+	dir := filepath.Join(f.dir, name)
+	fd, err := openOwnedFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	s, err := readFolder(fd, dir)
 	if err != nil {
 		return nil, err
 	}

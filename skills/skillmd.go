@@ -101,7 +101,20 @@ func nullToNil(raw json.RawMessage) json.RawMessage {
 // without a language takes it from the folder's one main.* file; without
 // a name, the folder's name. The skill is not validated.
 func ReadFolder(dir string) (*Skill, error) {
-	data, err := readCapped(filepath.Join(dir, SkillFile), maxSkillFileBytes)
+	return readFolder(pathFolder(dir), dir)
+}
+
+// folder is where readFolder finds a skill's files, by base name.
+type folder interface {
+	// read returns the file's bytes, refusing one over max.
+	read(name string, max int64) ([]byte, error)
+	// has reports whether the file exists.
+	has(name string) bool
+}
+
+// readFolder is ReadFolder over fd; dir names the folder in messages.
+func readFolder(fd folder, dir string) (*Skill, error) {
+	data, err := fd.read(SkillFile, maxSkillFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +126,7 @@ func ReadFolder(dir string) (*Skill, error) {
 		s.Name = filepath.Base(dir)
 	}
 	if s.Language == "" {
-		if s.Language, err = codeLanguage(dir); err != nil {
+		if s.Language, err = codeLanguage(fd, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -121,7 +134,7 @@ func ReadFolder(dir string) (*Skill, error) {
 	if file == "" {
 		return nil, fmt.Errorf("%s: language %q is not one of %s", filepath.Join(dir, SkillFile), s.Language, languageList)
 	}
-	code, err := readCapped(filepath.Join(dir, file), MaxCodeBytes)
+	code, err := fd.read(file, MaxCodeBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +142,11 @@ func ReadFolder(dir string) (*Skill, error) {
 	return s, nil
 }
 
-// codeLanguage is the language of the one main.* file in dir.
-func codeLanguage(dir string) (string, error) {
+// codeLanguage is the language of the one main.* file in fd.
+func codeLanguage(fd folder, dir string) (string, error) {
 	var found []string
 	for lang := range Languages {
-		if _, err := os.Stat(filepath.Join(dir, CodeFile(lang))); err == nil {
+		if fd.has(CodeFile(lang)) {
 			found = append(found, lang)
 		}
 	}
@@ -144,16 +157,35 @@ func codeLanguage(dir string) (string, error) {
 	return found[0], nil
 }
 
-// readCapped reads file, refusing one over max bytes.
-func readCapped(file string, max int64) ([]byte, error) {
+// pathFolder is a folder read by path, as a person names it.
+type pathFolder string
+
+func (d pathFolder) read(name string, max int64) ([]byte, error) {
+	file := filepath.Join(string(d), name)
 	f, err := os.Open(file)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: missing: a skill folder holds %s and main.lua, main.py or main.js", file, SkillFile)
-		}
-		return nil, err
+		return nil, missing(file, err)
 	}
 	defer f.Close()
+	return readCapped(f, file, max)
+}
+
+func (d pathFolder) has(name string) bool {
+	_, err := os.Stat(filepath.Join(string(d), name))
+	return err == nil
+}
+
+// missing says what a skill folder holds when file is not there.
+func missing(file string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: missing: a skill folder holds %s and main.lua, main.py or main.js", file, SkillFile)
+	}
+	return err
+}
+
+// readCapped reads the open file f (named file), refusing one over max
+// bytes.
+func readCapped(f *os.File, file string, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)

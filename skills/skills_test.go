@@ -353,3 +353,88 @@ func TestConcurrentSaves(t *testing.T) {
 		t.Errorf("after concurrent saves: %v", err)
 	}
 }
+
+// TestSkillFolderMustBeOwn: skills.dir being toolfold's own is not
+// enough; each skill folder and its files must be too: not a symlink (to
+// another user's directory), owned by toolfold's user or root, writable
+// by no one else. Such a skill is left out, and the error says why.
+func TestSkillFolderMustBeOwn(t *testing.T) {
+	ctx := context.Background()
+	hello := "---\nname: %s\ndescription: Say hello\nlanguage: lua\n---\n"
+	plant := func(t *testing.T, dir, name string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(strings.Replace(hello, "%s", name, 1)), 0o600)
+		os.WriteFile(filepath.Join(dir, "main.lua"), []byte("return 'planted'"), 0o600)
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, st *Files, folder string)
+		want  string
+	}{
+		{"folder is a symlink", func(t *testing.T, st *Files, folder string) {
+			other := filepath.Join(t.TempDir(), "theirs")
+			plant(t, other, "evil")
+			if err := os.Symlink(other, folder); err != nil {
+				t.Fatal(err)
+			}
+		}, "evil is a symlink, which toolfold does not follow"},
+		{"SKILL.md is a symlink", func(t *testing.T, st *Files, folder string) {
+			other := filepath.Join(t.TempDir(), "theirs")
+			plant(t, other, "evil")
+			plant(t, folder, "evil")
+			os.Remove(filepath.Join(folder, "SKILL.md"))
+			os.Symlink(filepath.Join(other, "SKILL.md"), filepath.Join(folder, "SKILL.md"))
+		}, "SKILL.md is a symlink"},
+		{"code is a symlink", func(t *testing.T, st *Files, folder string) {
+			other := filepath.Join(t.TempDir(), "theirs")
+			plant(t, other, "evil")
+			plant(t, folder, "evil")
+			os.Remove(filepath.Join(folder, "main.lua"))
+			os.Symlink(filepath.Join(other, "main.lua"), filepath.Join(folder, "main.lua"))
+		}, "main.lua is a symlink"},
+		{"folder writable by others", func(t *testing.T, st *Files, folder string) {
+			plant(t, folder, "evil")
+			os.Chmod(folder, 0o777)
+		}, "evil is writable by other users (mode -rwxrwxrwx); chmod go-w it"},
+		{"code writable by others", func(t *testing.T, st *Files, folder string) {
+			plant(t, folder, "evil")
+			os.Chmod(filepath.Join(folder, "main.lua"), 0o666)
+		}, "main.lua is writable by other users"},
+		{"folder of another user", func(t *testing.T, st *Files, folder string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a folder away")
+			}
+			plant(t, folder, "evil")
+			os.Chown(folder, 65534, 65534)
+		}, "belongs to uid 65534, not toolfold's user"},
+		{"code of another user", func(t *testing.T, st *Files, folder string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file away")
+			}
+			plant(t, folder, "evil")
+			os.Chown(filepath.Join(folder, "main.lua"), 65534, 65534)
+		}, "main.lua belongs to uid 65534"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			if err := Save(ctx, st, area(), nil); err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, st, filepath.Join(st.Dir(), "evil"))
+			list, err := st.List(ctx)
+			if len(list) != 1 || list[0].Name != "circle_area" {
+				t.Errorf("List: %d skills; want circle_area alone", len(list))
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("List error %v\nwant it to say %q", err, tc.want)
+			}
+			if s, err := st.Get(ctx, "evil"); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Get = %v, %v; want it refused saying %q", s, err, tc.want)
+			}
+		})
+	}
+}

@@ -12,16 +12,18 @@ import (
 
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/glob"
 )
 
 const auditUsage = `usage: toolfold audit [-c FILE] [--file AUDIT.jsonl] [--since 1h] [--tool GLOB] [--session ID] [--args] [--follow]
   prints the audit trail as a table: one row per upstream call and per run, oldest
   first, from the audit file and its rotated backups. The file is the config's
   audit.file unless --file names one. --since takes a duration (1h, 30m) or a
-  time (2026-11-26T09:00:00Z); --tool a glob over server.tool (runs are left
-  out); --session a client session's id; --args adds the (tokenized,
-  shortened) arguments. --follow prints the rows so far, then each record as it
-  is written (through rotation) until Ctrl-C.
+  time (2026-11-26T09:00:00Z); --tool a glob over server.tool, where * spans
+  any characters, / and . included (runs are left out); --session a client
+  session's id; --args adds the (tokenized, shortened) arguments. --follow
+  prints the rows so far, then each record as it is written (through
+  rotation) until Ctrl-C.
 `
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer, now time.Time) int {
@@ -39,6 +41,10 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer, now 
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(stderr, "toolfold audit: unexpected arguments: %s\n\n%s", strings.Join(pos, " "), auditUsage)
+		return exitUsage
+	}
+	if err := glob.Check(*tool); *tool != "" && err != nil {
+		fmt.Fprintf(stderr, "toolfold audit: --tool: %v\n\n%s", err, auditUsage)
 		return exitUsage
 	}
 	f := audit.Filter{Tool: *tool, Session: *session}

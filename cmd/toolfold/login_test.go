@@ -50,7 +50,10 @@ func TestCheckShowsOAuthState(t *testing.T) {
 	for _, want := range []string{
 		"oauth (tokens in " + filepath.Join(dir, ".toolfold", "oauth.json") + "):",
 		"  hosted: expired at ",
-		", refreshable: refreshed at the next connection",
+		// check's own connection tried the refresh, and it failed (the
+		// record names no token endpoint): check says so, not "refreshable".
+		", and refreshing it failed at ",
+		" (the token endpoint failed): run `toolfold login hosted`",
 		"  other: no token: run `toolfold login other`",
 	} {
 		if !strings.Contains(out, want) {
@@ -59,5 +62,8 @@ func TestCheckShowsOAuthState(t *testing.T) {
 	}
 	if strings.Contains(out, "secret-token") {
 		t.Error("check printed the token")
+	}
+	if strings.Contains(out, "refreshable") {
+		t.Errorf("check calls a token whose refresh failed refreshable:\n%s", out)
 	}
 }

@@ -67,6 +67,7 @@ func TestAuditCommand(t *testing.T) {
 		{"args", []string{"--args", "--tool", "memory.create_*"}, 0, []string{"ARGS", `{"name":"[EMAIL_1]"}`}, nil},
 		{"file flag", []string{"--file", file, "-c", "/nonexistent.yaml", "--session", "nobody"}, 0, []string{"no audit records match"}, nil},
 		{"bad since", []string{"--since", "yesterday"}, exitUsage, []string{`--since "yesterday": write a duration`}, nil},
+		{"bad tool glob", []string{"--tool", "memory.[x"}, exitUsage, []string{`--tool: invalid glob "memory.[x": has a [ without its ]`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
