@@ -131,6 +131,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = redactSessions(log) // the go-sdk's too: no session id in a log (logredact.go)
 	version := opts.Version
 	if version == "" {
 		version = "dev"
