@@ -63,6 +63,7 @@ type Session struct {
 	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
 	wsDir    string                       // guarded by workspaces.mu (workspace.go)
 	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
+	wsRuns   *wsRuns                      // the runs in its workspace; guarded by workspaces.mu
 	// instances are its own instances of scope: session upstreams, by
 	// name (scope.go).
 	instances map[string]*sessionInstance

@@ -160,21 +160,50 @@ func (w *workspaces) remove(dir string) {
 	w.removeTree(dir)
 }
 
-// removeTree deletes dir and everything in it without following symlinks,
-// first making directories a script made unwritable writable again.
+// removeTree deletes dir and everything in it, logging what it could not.
 func (w *workspaces) removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
+	if err := removeTree(dir); err != nil {
+		w.log.Warn("could not remove a session workspace", "dir", filepath.Base(dir), "err", err)
 	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() { // a real directory: WalkDir uses Lstat
-			os.Chmod(p, 0o700)
+}
+
+// removeTree deletes dir and everything in it without following a
+// symlink: os.RemoveAll walks by descriptor (openat with O_NOFOLLOW,
+// unlinkat). Where that fails (a directory a script made unwritable),
+// every directory is made writable again through an os.Root on dir, which
+// resolves each path by descriptor too and refuses to leave dir: a
+// directory swapped for a symlink to elsewhere between the walk and the
+// chmod is refused, not followed. The caller stops the workspace's runs
+// first, so nothing races the walk but what is already left.
+func removeTree(dir string) error {
+	if os.RemoveAll(dir) == nil {
+		return nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	unlockTree(r)
+	r.Close()
+	return os.RemoveAll(dir)
+}
+
+// unlockHook, when set (tests), runs before a directory is made writable.
+var unlockHook func(root, name string)
+
+// unlockTree makes every directory below r (r's own too) 0700, never
+// leaving r.
+func unlockTree(r *os.Root) {
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if d == nil || !d.IsDir() { // WalkDir does not follow symlinks
+			return nil
 		}
+		if unlockHook != nil {
+			unlockHook(r.Name(), p)
+		}
+		r.Chmod(p, 0o700) // through r: a link out of it is refused
 		return nil
 	})
-	if err := os.RemoveAll(dir); err != nil {
-		w.log.Warn("could not remove a session workspace", "dir", dir, "err", err)
-	}
 }
 
 // errWorkspaceFull is the cause a run is cancelled with.
@@ -238,10 +267,11 @@ func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, fu
 	}
 }
 
-// overLimit checks dir after a run. A temporary workspace left over its
-// limit is emptied (a later run could do nothing in it) and the error says
-// so; a persisted one is left as it is.
-func (w *workspaces) overLimit(dir string) error {
+// overLimit checks s's workspace dir after a run. A temporary workspace
+// left over its limit is emptied (a later run could do nothing in it),
+// once the session's other runs in it are stopped, and the error says so;
+// a persisted one is left as it is.
+func (w *workspaces) overLimit(s *Session, dir string) error {
 	if usage(dir, w.limit) <= w.limit {
 		return nil
 	}
@@ -251,12 +281,56 @@ func (w *workspaces) overLimit(dir string) error {
 		return fmt.Errorf("the workspace %q in sandbox.workspace_dir is over its %s limit; runs will stop until files are removed from it or sandbox.workspace_size is raised",
 			filepath.Base(dir), formatBytes(w.limit))
 	}
+	w.stopRuns(s, errWorkspaceFull{w.limit})
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		w.removeTree(filepath.Join(dir, e.Name()))
 	}
 	return fmt.Errorf("the workspace grew past its %s limit, so its files were removed; write less, or raise sandbox.workspace_size",
 		formatBytes(w.limit))
+}
+
+// wsRuns are the runs in one session's workspace, so that emptying it
+// first stops every one of them: nothing writes while it is walked.
+type wsRuns struct {
+	ctx    context.Context // ends, with a cause, when they are stopped
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup // until each run's processes have ended
+}
+
+// enter registers a run in s's workspace: the returned context also ends
+// when stopRuns is called; leave once the run's processes have ended.
+func (w *workspaces) enter(ctx context.Context, s *Session) (_ context.Context, leave func()) {
+	w.mu.Lock()
+	if s.wsRuns == nil {
+		c, cancel := context.WithCancelCause(s.ctx)
+		s.wsRuns = &wsRuns{ctx: c, cancel: cancel}
+	}
+	g := s.wsRuns
+	g.wg.Add(1)
+	w.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(g.ctx, func() { cancel(context.Cause(g.ctx)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+		g.wg.Done()
+	}
+}
+
+// stopRuns cancels, with cause, every run in s's workspace entered so
+// far, and waits until their processes have ended (the caller's own run
+// included, which by then has answered or is being torn down). Runs
+// entered later are not affected.
+func (w *workspaces) stopRuns(s *Session, cause error) {
+	w.mu.Lock()
+	g := s.wsRuns
+	s.wsRuns = nil
+	w.mu.Unlock()
+	if g != nil {
+		g.cancel(cause)
+		g.wg.Wait()
+	}
 }
 
 // runIn runs req in the workspace of ctx's client session (withSession),
@@ -283,7 +357,12 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		}
 		req.Workdir = dir
 		if !noFiles {
-			runCtx, stop = p.workspaces.guard(ctx, dir)
+			// Entered: stopped, and waited for, before the workspace is
+			// emptied (overLimit). stop runs as soon as Run returns.
+			var leave, unguard func()
+			runCtx, leave = p.workspaces.enter(ctx, s)
+			runCtx, unguard = p.workspaces.guard(runCtx, dir)
+			stop = func() { unguard(); leave() }
 		}
 	}
 	type ran struct {
@@ -339,7 +418,7 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 	if dir == "" || noFiles {
 		return res, nil
 	}
-	if full := p.workspaces.overLimit(dir); full != nil {
+	if full := p.workspaces.overLimit(s, dir); full != nil {
 		switch {
 		case res.Err == nil, res.Err.Kind == "killed":
 			res.Err = &sandbox.ScriptError{Kind: "limit", Msg: full.Error()}

@@ -289,3 +289,81 @@ func sessionDir(w *workspaces, s *Session) string {
 	defer w.mu.Unlock()
 	return s.wsDir
 }
+
+// TestRemoveTreeNeverFollowsALink: a workspace directory swapped for a
+// symlink to a directory outside, between the walk that found it and
+// the chmod that makes it writable, leaves the outside directory and its
+// mode as they were; the workspace is removed all the same.
+func TestRemoveTreeNeverFollowsALink(t *testing.T) {
+	base := t.TempDir()
+	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(ws, "a", "b"), filepath.Join(ws, "locked"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(ws, "locked", "f"), []byte("x"), 0o600)
+	os.Chmod(filepath.Join(ws, "locked"), 0o500)
+	os.Chmod(outside, 0)
+	t.Cleanup(func() { os.Chmod(outside, 0o700) })
+	setVar(t, &unlockHook, func(root, name string) {
+		if name == "a" { // the race, won every time: a is now a link out
+			os.RemoveAll(filepath.Join(root, "a"))
+			os.Symlink(outside, filepath.Join(root, "a"))
+		}
+	})
+	r, err := os.OpenRoot(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockTree(r)
+	r.Close()
+	if err := removeTree(ws); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(outside); err != nil || fi.Mode().Perm() != 0 || !fi.IsDir() {
+		t.Fatalf("the directory outside: %v, %v; want it untouched, mode 0", fi.Mode(), err)
+	}
+	os.Chmod(outside, 0o700)
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("the file outside: %v", err)
+	}
+	if _, err := os.Lstat(ws); !os.IsNotExist(err) {
+		t.Errorf("the workspace is still there: %v", err)
+	}
+}
+
+// TestWorkspaceEmptiedOnlyOnceItsRunsStop: a run that fills the workspace
+// has it emptied, but only once the session's other run in it, still
+// writing, is stopped: it ends with the workspace error instead of
+// carrying on in a directory being walked.
+func TestWorkspaceEmptiedOnlyOnceItsRunsStop(t *testing.T) {
+	p, cs := pythonSession(t, 1<<20)
+	other := make(chan string, 1)
+	go func() {
+		text, _ := runPython(t, cs, "import time\nopen('started', 'w').close()\nfor i in range(200):\n    open('slow', 'w').write(str(i))\n    time.sleep(0.1)\nreturn 'finished'")
+		other <- text
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var dir string
+		for _, s := range p.sessions.list() {
+			dir = sessionDir(p.workspaces, s)
+		}
+		if dir != "" && fileExists(filepath.Join(dir, "started")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	text, failed := runPython(t, cs, `open("big", "wb").write(b"x" * (2 << 20))`)
+	if !failed || !strings.Contains(text, "so its files were removed") {
+		t.Fatalf("the run that filled the workspace: failed=%v %s", failed, text)
+	}
+	if text := <-other; valueLine(text) == "finished" || !strings.Contains(text, "workspace") {
+		t.Errorf("the other run was not stopped when the workspace was emptied: %s", text)
+	}
+}
