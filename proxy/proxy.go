@@ -114,12 +114,13 @@ type Proxy struct {
 
 	learn *learner // what search learns from use (learn.go)
 
-	drain      drainState                  // HTTP requests in flight, draining (health.go)
-	readyCheck func(context.Context) error // Options.ReadyCheck
-	store      store.Store                 // Options.Store; may be nil
-	skills     skills.Store                // saved skills (skills.go)
-	skillTools *skillProvider              // the skills as a provider's tools (skillprovider.go)
-	guard      *guard                      // policy, pins and audit of every tool call (policy.go)
+	drain       drainState                  // HTTP requests in flight, draining (health.go)
+	bodyTimeout time.Duration               // a request body's deadline; 0: bodyTimeout (http_limits.go)
+	readyCheck  func(context.Context) error // Options.ReadyCheck
+	store       store.Store                 // Options.Store; may be nil
+	skills      skills.Store                // saved skills (skills.go)
+	skillTools  *skillProvider              // the skills as a provider's tools (skillprovider.go)
+	guard       *guard                      // policy, pins and audit of every tool call (policy.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.

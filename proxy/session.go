@@ -154,6 +154,36 @@ func (r *sessions) cancelID(id string) {
 	}
 }
 
+// liveHTTP counts the live HTTP sessions (http.max_sessions bounds them).
+func (r *sessions) liveHTTP() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.all {
+		if s.id != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// detachID takes the session with this id out of the registry at once,
+// after its client's DELETE, so that it no longer counts against
+// http.max_sessions; it ends (end) as the SDK closes it.
+func (r *sessions) detachID(id string) {
+	if id == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ss, s := range r.all {
+		if s.id == id {
+			s.cancel()
+			delete(r.all, ss)
+		}
+	}
+}
+
 // end is the one way a session ends: its context is cancelled, it leaves
 // the registry, and what was made for it is released. Safe to call more
 // than once.
