@@ -40,9 +40,9 @@ type sessionCap struct {
 
 // gate admits a request that would start a session (a POST without
 // Mcp-Session-Id) while fewer than max sessions live or are starting.
-// A session being made is counted both as pending and, once its
-// initialize reaches the session middleware, as live: at the bound a
-// concurrent start may be refused a moment early, never admitted late.
+// A session being made is counted as pending until its answer starts,
+// by when its initialize has put it in the registry (live): at the bound
+// a concurrent start may be refused a moment early, never admitted late.
 func (c *sessionCap) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
@@ -57,14 +57,38 @@ func (c *sessionCap) gate(next http.Handler) http.Handler {
 		}
 		c.pending++
 		c.mu.Unlock()
-		defer func() {
-			c.mu.Lock()
-			c.pending--
-			c.mu.Unlock()
-		}()
-		next.ServeHTTP(w, r)
+		var once sync.Once
+		done := func() {
+			once.Do(func() {
+				c.mu.Lock()
+				c.pending--
+				c.mu.Unlock()
+			})
+		}
+		defer done()
+		// Once the answer starts, the session (if any) is in the registry.
+		next.ServeHTTP(&headerHook{ResponseWriter: w, onHeader: done}, r)
 	})
 }
+
+// headerHook calls onHeader before the response's header is written.
+type headerHook struct {
+	http.ResponseWriter
+	onHeader func()
+}
+
+func (h *headerHook) WriteHeader(code int) {
+	h.onHeader()
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *headerHook) Write(b []byte) (int, error) {
+	h.onHeader()
+	return h.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // refuse answers 503 with a JSON-RPC error (id null: the body is not read).
 func (c *sessionCap) refuse(w http.ResponseWriter) {

@@ -162,6 +162,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
+	if cfg.Sandbox.WorkspaceBudget > 0 {
+		p.workspaces.budget = cfg.Sandbox.WorkspaceBudget
+	}
+	p.workspaces.bound(cfg.Sandbox.WorkspaceBytes) // a tmpfs per workspace where toolfold may mount
 	p.sessions.release = func(s *Session) {
 		s.tails.wait() // its runs answered at done, still ending in the workspace
 		p.workspaces.release(s)
