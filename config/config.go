@@ -122,6 +122,10 @@ type Sandbox struct {
 	// WorkspaceBytes bounds a client session's workspace (all its files,
 	// each counted as at least 4 KiB); default 256 MiB.
 	WorkspaceBytes int64
+	// WorkspaceBudget bounds the workspaces of all sessions together
+	// (sandbox.workspace_budget); default 4 GiB. A run that would start
+	// with the total at the budget, or that grows it past, fails saying so.
+	WorkspaceBudget int64
 	// WorkspaceDir, when set, keeps the stdio session's workspace in
 	// DIR/stdio, so it carries over to the next start (HTTP sessions keep
 	// temporary ones). "" (default): removed when toolfold exits. A relative
@@ -153,7 +157,15 @@ type HTTP struct {
 	// refused at once, requests in flight get this long to finish before
 	// they are cancelled. 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// MaxSessions bounds the live HTTP sessions (http.max_sessions); 0
+	// means DefaultMaxSessions. Past it a new session gets 503 with
+	// Retry-After until one ends (DELETE, or 30 idle minutes).
+	MaxSessions int
 }
+
+// DefaultMaxSessions is HTTP.MaxSessions unless the file sets one: sized
+// for one machine (each session may hold a workspace and warm children).
+const DefaultMaxSessions = 256
 
 // DefaultDrainTimeout is HTTP.DrainTimeout unless the file sets one.
 const DefaultDrainTimeout = 30 * time.Second
@@ -162,19 +174,20 @@ const DefaultDrainTimeout = 30 * time.Second
 // sandbox.DefaultLimits (this package does not import sandbox; a test in
 // sandbox or proxy should pin the two together).
 var DefaultSandbox = Sandbox{
-	Timeout:        30 * time.Second,
-	CPUTime:        30 * time.Second,
-	MemoryBytes:    512 << 20,
-	OutputBytes:    64 << 10,
-	MaxToolCalls:   200,
-	MaxConcurrency: 8,
-	MaxFrameBytes:  16 << 20,
-	OpenFiles:      64,
-	FileBytes:      64 << 20,
-	Processes:      64,
-	WorkspaceBytes: 256 << 20,
-	Require:        "degraded",
-	Warm:           true,
+	Timeout:         30 * time.Second,
+	CPUTime:         30 * time.Second,
+	MemoryBytes:     512 << 20,
+	OutputBytes:     64 << 10,
+	MaxToolCalls:    200,
+	MaxConcurrency:  8,
+	MaxFrameBytes:   16 << 20,
+	OpenFiles:       64,
+	FileBytes:       64 << 20,
+	Processes:       64,
+	WorkspaceBytes:  256 << 20,
+	WorkspaceBudget: 4 << 30,
+	Require:         "degraded",
+	Warm:            true,
 }
 
 // LoadOptions changes how a config is read. The zero value (or nil) is

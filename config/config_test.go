@@ -119,9 +119,11 @@ sandbox:
   open_files: 32
   file_size: 10MB
   processes: 4
+  workspace_budget: 2GiB
 http:
   addr: 127.0.0.1:9000
   bearer_token: ${TOKEN}
+  max_sessions: 2000
 `
 	file := filepath.Join(dir, "proxy.yaml")
 	cfg := mustParse(t, file, src, map[string]string{"HOME": "/home/u", "TOKEN": "s3cret"})
@@ -143,8 +145,8 @@ http:
 		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
 			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
 			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4, WorkspaceBytes: 256 << 20,
-			Require: "degraded", Warm: true},
-		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret"},
+			WorkspaceBudget: 2 << 30, Require: "degraded", Warm: true},
+		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret", MaxSessions: 2000},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
 		Expose:    DefaultExpose,
 		Policy:    DefaultPolicy,

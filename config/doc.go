@@ -28,11 +28,13 @@
 //	  python: python3               # run_script's python: a path or a name on PATH; off disables
 //	  node: node                    # run_script's javascript, likewise
 //	  workspace_size: 256MiB        # a session's workspace
+//	  workspace_budget: 4GiB        # all sessions' workspaces together
 //	  workspace_dir: .toolfold/ws   # keep the stdio session's workspace there (default: removed)
 //	  require: degraded             # full | degraded | none: isolation layers a run needs
 //	http:                           # for `toolfold serve --http`
 //	  addr: 127.0.0.1:8765
 //	  bearer_token: ${TOOLFOLD_TOKEN}
+//	  max_sessions: 256             # live HTTP sessions; past it 503
 //	pii:                            # tokenizing personal data; see PII (on by default)
 //	  phone_regions: [US]
 //	  allow: [support@example.com]

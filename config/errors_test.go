@@ -55,13 +55,15 @@ http:
 store: memcached://h:1
 http:
   drain_timeout: soon
+  max_sessions: 0
 telemetry:
   prometheus: nope
 `,
 		want: []string{
 			`test.yaml:3:8: store: scheme "memcached" is not supported: use redis:// or rediss:// (Redis 7 or later), or leave store out for files on this machine`,
 			`test.yaml:5:18: http.drain_timeout: invalid duration "soon"; use Go syntax like 30s or 2m`,
-			`test.yaml:7:15: telemetry.prometheus: invalid address "nope": write host:port, like 127.0.0.1:8765`,
+			`test.yaml:6:17: http.max_sessions: must be a positive whole number, got "0"`,
+			`test.yaml:8:15: telemetry.prometheus: invalid address "nope": write host:port, like 127.0.0.1:8765`,
 		},
 	}, {
 		name: "missing command",

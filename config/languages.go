@@ -22,7 +22,7 @@ func (s Sandbox) Interpreter(lang string) string { return s.Interpreters[lang] }
 var (
 	limitKeys = []string{"timeout", "cpu_time", "memory", "output", "max_tool_calls",
 		"max_concurrency", "max_frame", "open_files", "file_size", "processes"}
-	workspaceKeys = []string{"workspace_size", "workspace_dir", "require", "warm", "prestart"}
+	workspaceKeys = []string{"workspace_size", "workspace_budget", "workspace_dir", "require", "warm", "prestart"}
 )
 
 // sandboxKeys are the keys of the sandbox section: the limits, the

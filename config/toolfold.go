@@ -13,7 +13,7 @@ import (
 // Keys of the toolfold format (proxy.yaml).
 var (
 	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills", "policy", "audit"}
-	httpKeys = []string{"addr", "bearer_token", "drain_timeout"}
+	httpKeys = []string{"addr", "bearer_token", "drain_timeout", "max_sessions"}
 )
 
 const noUpstreams = `no upstreams: add an "upstreams:" map (see proxy.yaml in the toolfold repo) or point -c at a client config with "mcpServers"`
@@ -168,6 +168,8 @@ func (d *decoder) sandbox(n *yaml.Node, sb *Sandbox, dir string) {
 			setIf(&sb.OpenFiles)(d.count(f.val, p))
 		case "processes":
 			setIf(&sb.Processes)(d.count(f.val, p))
+		case "workspace_budget":
+			setIf(&sb.WorkspaceBudget)(d.size(f.val, p))
 		case "workspace_size", "workspace_dir":
 			d.languageKey(f, p, sb, dir) // languages.go
 		case "warm":
@@ -211,7 +213,7 @@ func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
 	if isNull(n) {
 		return
 	}
-	fs, _ := d.mapping(n, "http", "a map (addr, bearer_token, drain_timeout)")
+	fs, _ := d.mapping(n, "http", "a map (addr, bearer_token, drain_timeout, max_sessions)")
 	for _, f := range fs {
 		p := join("http", f.name)
 		if isNull(f.val) {
@@ -235,6 +237,8 @@ func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
 			}
 		case "drain_timeout":
 			h.DrainTimeout, _ = d.duration(f.val, p)
+		case "max_sessions":
+			setIf(&h.MaxSessions)(d.count(f.val, p))
 		default:
 			d.errorf(f.key, p, "%s", unknownKey(f.name, httpKeys))
 		}

@@ -116,13 +116,21 @@ func (f *forwarder) middleware() mcp.Middleware {
 }
 
 // endOnDelete wraps the streamable HTTP handler: a DELETE of a session
-// cancels its requests in flight before the SDK closes it.
+// cancels its requests in flight before the SDK closes it, and frees its
+// place under http.max_sessions once the SDK has.
 func (f *forwarder) endOnDelete(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodDelete {
-			f.p.sessions.cancelID(r.Header.Get("Mcp-Session-Id"))
+		if r.Method != http.MethodDelete {
+			next.ServeHTTP(w, r)
+			return
 		}
-		next.ServeHTTP(w, r)
+		id := r.Header.Get("Mcp-Session-Id")
+		f.p.sessions.cancelID(id)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusNoContent { // the SDK closed it
+			f.p.sessions.detachID(id)
+		}
 	})
 }
 

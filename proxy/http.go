@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
 )
 
 // HTTPHandler serves MCP over streamable HTTP at /mcp. With a token, every
@@ -31,6 +33,12 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 		PropagateRequestCancellation: true,
 	})
 	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(p.fwd.endOnDelete(h))
+	maxSessions := p.cfg.HTTP.MaxSessions
+	if maxSessions <= 0 {
+		maxSessions = config.DefaultMaxSessions
+	}
+	limit := &sessionCap{max: maxSessions, live: p.sessions.liveHTTP}
+	mcpHandler = bodyDeadline(cmp.Or(p.bodyTimeout, bodyTimeout), limit.gate(mcpHandler)) // http_limits.go
 	if token != "" {
 		mcpHandler = bearer(token, mcpHandler)
 	}

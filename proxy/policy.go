@@ -215,8 +215,9 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
 }
 
-// auditSession names s in the audit: its Mcp-Session-Id, "stdio" for the
-// stdio session, "" outside a client session (a command's run).
+// auditSession names s in the audit: its tag (SessionTag; the id itself
+// is a credential, never written down), "stdio" for the stdio session, ""
+// outside a client session (a command's run).
 func auditSession(s *Session) string {
 	switch {
 	case s == nil:
@@ -224,7 +225,7 @@ func auditSession(s *Session) string {
 	case s.id == "":
 		return "stdio"
 	}
-	return s.id
+	return SessionTag(s.id)
 }
 
 // modelArgs are a call's arguments as the model may see them: PII

@@ -116,12 +116,13 @@ type Proxy struct {
 
 	learn *learner // what search learns from use (learn.go)
 
-	drain      drainState                  // HTTP requests in flight, draining (health.go)
-	readyCheck func(context.Context) error // Options.ReadyCheck
-	store      store.Store                 // Options.Store; may be nil
-	skills     skills.Store                // saved skills (skills.go)
-	skillTools *skillProvider              // the skills as a provider's tools (skillprovider.go)
-	guard      *guard                      // policy, pins and audit of every tool call (policy.go)
+	drain       drainState                  // HTTP requests in flight, draining (health.go)
+	bodyTimeout time.Duration               // a request body's deadline; 0: bodyTimeout (http_limits.go)
+	readyCheck  func(context.Context) error // Options.ReadyCheck
+	store       store.Store                 // Options.Store; may be nil
+	skills      skills.Store                // saved skills (skills.go)
+	skillTools  *skillProvider              // the skills as a provider's tools (skillprovider.go)
+	guard       *guard                      // policy, pins and audit of every tool call (policy.go)
 }
 
 // New builds a proxy for cfg. Start connects the upstreams.
@@ -133,6 +134,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = redactSessions(log) // the go-sdk's too: no session id in a log (logredact.go)
 	version := opts.Version
 	if version == "" {
 		version = "dev"
@@ -165,6 +167,10 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
 	p.workspaces.forget = p.forgetWorkspace
+	if cfg.Sandbox.WorkspaceBudget > 0 {
+		p.workspaces.budget = cfg.Sandbox.WorkspaceBudget
+	}
+	p.workspaces.bound(cfg.Sandbox.WorkspaceBytes) // a tmpfs per workspace where toolfold may mount
 	p.sessions.release = func(s *Session) {
 		s.tails.wait() // its runs answered at done, still ending in the workspace
 		p.workspaces.release(s)

@@ -153,7 +153,7 @@ func (r *relay) isLive(s *Session) bool { return s != nil && s.ctx.Err() == nil 
 func (r *relay) target(ctx context.Context, up string) (*Session, context.Context) {
 	s, reqCtx, how := r.pick(ctx, up)
 	if s != nil {
-		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", s.id, "by", how)
+		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", SessionTag(s.id), "by", how)
 	}
 	return s, reqCtx
 }

@@ -79,7 +79,7 @@ func (p *Pool) startInstance(s *Session, u *upstream) (*sessionInstance, error) 
 	}
 	p.inst.count[u.cfg.Name]++
 	p.inst.mu.Unlock()
-	iu := newUpstream(u.cfg, p.log.With("session", s.id), u.version, func() {}, u.tel) // its tools are the shared instance's
+	iu := newUpstream(u.cfg, p.log.With("session", SessionTag(s.id)), u.version, func() {}, u.tel) // its tools are the shared instance's
 	iu.scrub = u.scrub
 	if u.hooks != nil {
 		iu.hooks = pinnedHooks{u.hooks, s}

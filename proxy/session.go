@@ -63,6 +63,7 @@ type Session struct {
 	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
 	wsDir    string                       // guarded by workspaces.mu (workspace.go)
 	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
+	wsRuns   *wsRuns                      // the runs in its workspace; guarded by workspaces.mu
 	// instances are its own instances of scope: session upstreams, by
 	// name (scope.go).
 	instances map[string]*sessionInstance
@@ -149,6 +150,36 @@ func (r *sessions) cancelID(id string) {
 	for _, s := range r.list() {
 		if s.id == id {
 			s.cancel()
+		}
+	}
+}
+
+// liveHTTP counts the live HTTP sessions (http.max_sessions bounds them).
+func (r *sessions) liveHTTP() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.all {
+		if s.id != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// detachID takes the session with this id out of the registry at once,
+// after its client's DELETE, so that it no longer counts against
+// http.max_sessions; it ends (end) as the SDK closes it.
+func (r *sessions) detachID(id string) {
+	if id == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ss, s := range r.all {
+		if s.id == id {
+			s.cancel()
+			delete(r.all, ss)
 		}
 	}
 }

@@ -428,7 +428,8 @@ func (op *operation) metricAttrs(peer []attribute.KeyValue) []attribute.KeyValue
 func (op *operation) spanAttrs(req mcp.Request, peer []attribute.KeyValue) []attribute.KeyValue {
 	attrs := append(op.metricAttrs(peer), semconv.McpMethodNameKey.String(op.method))
 	if id := sessionID(req.GetSession()); id != "" {
-		attrs = append(attrs, semconv.McpSessionID(id))
+		// The tag, not the id: a collector is one more log (logredact.go).
+		attrs = append(attrs, semconv.McpSessionID(SessionTag(id)))
 	}
 	if op.uri != "" {
 		attrs = append(attrs, semconv.McpResourceURI(op.uri))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ const workspacePoll = 500 * time.Millisecond
 // directory, kept (see persisted).
 type workspaces struct {
 	limit   int64
+	budget  int64  // sandbox.workspace_budget: every workspace together
 	persist string // sandbox.workspace_dir; "": temporary workspaces
 	log     *slog.Logger
 	// mount, when set, bounds a new workspace directory (a size- and
@@ -52,6 +54,9 @@ type workspaces struct {
 	root   string
 	next   int
 	closed bool
+	// used is each live workspace's size when last measured (after a
+	// run, and while one runs): the others' part of the budget.
+	used map[string]int64
 }
 
 // newWorkspaces bounds each workspace to limit bytes (the default when 0);
@@ -63,7 +68,7 @@ func newWorkspaces(limit int64, persist string, log *slog.Logger) *workspaces {
 	if limit <= 0 {
 		limit = config.DefaultSandbox.WorkspaceBytes
 	}
-	return &workspaces{limit: limit, persist: persist, log: log}
+	return &workspaces{limit: limit, budget: config.DefaultSandbox.WorkspaceBudget, persist: persist, log: log, used: map[string]int64{}}
 }
 
 // get returns the session's workspace, creating it on first use. The
@@ -114,7 +119,9 @@ func (w *workspaces) temporary() (string, error) {
 	}
 	if w.mount != nil {
 		if err := w.mount(dir); err != nil {
-			w.log.Warn("session workspace not bounded by a mount; its size is watched instead", "dir", dir, "err", err)
+			w.log.Warn("session workspaces cannot be bounded by a tmpfs; their size is watched every 500 ms instead, so a run may overshoot its limit until the next check",
+				"dir", filepath.Base(dir), "err", err)
+			w.mount = nil // not tried again; unmount stays for those mounted before
 		}
 	}
 	return dir, nil
@@ -125,6 +132,7 @@ func (w *workspaces) release(s *Session) {
 	w.mu.Lock()
 	dir, lock := s.wsDir, s.wsLock
 	s.wsDir, s.wsLock = "", nil
+	delete(w.used, dir)
 	w.mu.Unlock()
 	if dir != "" && w.forget != nil {
 		w.forget(dir)
@@ -152,29 +160,61 @@ func (w *workspaces) close() {
 
 // remove unmounts (when mount is set) and deletes a workspace.
 func (w *workspaces) remove(dir string) {
-	if w.unmount != nil {
-		if err := w.unmount(dir); err != nil {
+	w.mu.Lock()
+	unmount := w.unmount
+	w.mu.Unlock()
+	if unmount != nil {
+		if err := unmount(dir); err != nil {
 			w.log.Warn("could not unmount a session workspace", "dir", dir, "err", err)
 		}
 	}
 	w.removeTree(dir)
 }
 
-// removeTree deletes dir and everything in it without following symlinks,
-// first making directories a script made unwritable writable again.
+// removeTree deletes dir and everything in it, logging what it could not.
 func (w *workspaces) removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
+	if err := removeTree(dir); err != nil {
+		w.log.Warn("could not remove a session workspace", "dir", filepath.Base(dir), "err", err)
 	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() { // a real directory: WalkDir uses Lstat
-			os.Chmod(p, 0o700)
+}
+
+// removeTree deletes dir and everything in it without following a
+// symlink: os.RemoveAll walks by descriptor (openat with O_NOFOLLOW,
+// unlinkat). Where that fails (a directory a script made unwritable),
+// every directory is made writable again through an os.Root on dir, which
+// resolves each path by descriptor too and refuses to leave dir: a
+// directory swapped for a symlink to elsewhere between the walk and the
+// chmod is refused, not followed. The caller stops the workspace's runs
+// first, so nothing races the walk but what is already left.
+func removeTree(dir string) error {
+	if os.RemoveAll(dir) == nil {
+		return nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	unlockTree(r)
+	r.Close()
+	return os.RemoveAll(dir)
+}
+
+// unlockHook, when set (tests), runs before a directory is made writable.
+var unlockHook func(root, name string)
+
+// unlockTree makes every directory below r (r's own too) 0700, never
+// leaving r.
+func unlockTree(r *os.Root) {
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if d == nil || !d.IsDir() { // WalkDir does not follow symlinks
+			return nil
 		}
+		if unlockHook != nil {
+			unlockHook(r.Name(), p)
+		}
+		r.Chmod(p, 0o700) // through r: a link out of it is refused
 		return nil
 	})
-	if err := os.RemoveAll(dir); err != nil {
-		w.log.Warn("could not remove a session workspace", "dir", dir, "err", err)
-	}
 }
 
 // errWorkspaceFull is the cause a run is cancelled with.
@@ -183,6 +223,39 @@ type errWorkspaceFull struct{ limit int64 }
 func (e errWorkspaceFull) Error() string {
 	return fmt.Sprintf("the workspace grew past its %s limit; delete files it no longer needs, write less, or raise sandbox.workspace_size",
 		formatBytes(e.limit))
+}
+
+// errBudgetFull is the cause a run is cancelled with when every
+// workspace together grows past sandbox.workspace_budget.
+type errBudgetFull struct{ budget int64 }
+
+func (e errBudgetFull) Error() string {
+	return fmt.Sprintf("the workspaces of all sessions together reached toolfold's %s budget (sandbox.workspace_budget); retry once other sessions end, end this session (its workspace goes with it), or ask the operator to raise sandbox.workspace_budget",
+		formatBytes(e.budget))
+}
+
+// measure is dir's usage now, recorded as its part of the budget, and
+// the total of the other workspaces as last measured.
+func (w *workspaces) measure(dir string) (own, others int64) {
+	own = usage(dir, w.limit) // past the limit the run is stopped anyway
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.used[dir] = own
+	for d, n := range w.used {
+		if d != dir {
+			others += n
+		}
+	}
+	return own, others
+}
+
+// admit refuses a run in dir while every workspace together is at the
+// budget: it could only make that worse.
+func (w *workspaces) admit(dir string) error {
+	if own, others := w.measure(dir); own+others >= w.budget {
+		return errBudgetFull{w.budget}
+	}
+	return nil
 }
 
 // usage measures dir: every entry below it, files by their size rounded
@@ -224,8 +297,13 @@ func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, fu
 			case <-done:
 				return
 			case <-t.C:
-				if usage(dir, w.limit) > w.limit {
+				own, others := w.measure(dir)
+				switch {
+				case own > w.limit:
 					cancel(errWorkspaceFull{w.limit})
+					return
+				case own+others > w.budget:
+					cancel(errBudgetFull{w.budget})
 					return
 				}
 			}
@@ -238,11 +316,13 @@ func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, fu
 	}
 }
 
-// overLimit checks dir after a run. A temporary workspace left over its
-// limit is emptied (a later run could do nothing in it) and the error says
-// so; a persisted one is left as it is.
-func (w *workspaces) overLimit(dir string) error {
-	if usage(dir, w.limit) <= w.limit {
+// overLimit checks s's workspace dir after a run. A temporary workspace
+// left over its limit is emptied (a later run could do nothing in it),
+// once the session's other runs in it are stopped, and the error says so;
+// a persisted one is left as it is.
+func (w *workspaces) overLimit(s *Session, dir string) error {
+	own, others := w.measure(dir)
+	if own <= w.limit && own+others <= w.budget {
 		return nil
 	}
 	if w.isPersisted(dir) {
@@ -251,12 +331,65 @@ func (w *workspaces) overLimit(dir string) error {
 		return fmt.Errorf("the workspace %q in sandbox.workspace_dir is over its %s limit; runs will stop until files are removed from it or sandbox.workspace_size is raised",
 			filepath.Base(dir), formatBytes(w.limit))
 	}
+	var why error = errWorkspaceFull{w.limit}
+	if own <= w.limit {
+		why = errBudgetFull{w.budget}
+	}
+	w.stopRuns(s, why)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		w.removeTree(filepath.Join(dir, e.Name()))
 	}
+	w.measure(dir)
+	if own <= w.limit {
+		return fmt.Errorf("the workspaces of all sessions together grew past toolfold's %s budget (sandbox.workspace_budget) while this run wrote, so this workspace's files were removed; write less, or ask the operator to raise sandbox.workspace_budget",
+			formatBytes(w.budget))
+	}
 	return fmt.Errorf("the workspace grew past its %s limit, so its files were removed; write less, or raise sandbox.workspace_size",
 		formatBytes(w.limit))
+}
+
+// wsRuns are the runs in one session's workspace, so that emptying it
+// first stops every one of them: nothing writes while it is walked.
+type wsRuns struct {
+	ctx    context.Context // ends, with a cause, when they are stopped
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup // until each run's processes have ended
+}
+
+// enter registers a run in s's workspace: the returned context also ends
+// when stopRuns is called; leave once the run's processes have ended.
+func (w *workspaces) enter(ctx context.Context, s *Session) (_ context.Context, leave func()) {
+	w.mu.Lock()
+	if s.wsRuns == nil {
+		c, cancel := context.WithCancelCause(s.ctx)
+		s.wsRuns = &wsRuns{ctx: c, cancel: cancel}
+	}
+	g := s.wsRuns
+	g.wg.Add(1)
+	w.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(g.ctx, func() { cancel(context.Cause(g.ctx)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+		g.wg.Done()
+	}
+}
+
+// stopRuns cancels, with cause, every run in s's workspace entered so
+// far, and waits until their processes have ended (the caller's own run
+// included, which by then has answered or is being torn down). Runs
+// entered later are not affected.
+func (w *workspaces) stopRuns(s *Session, cause error) {
+	w.mu.Lock()
+	g := s.wsRuns
+	s.wsRuns = nil
+	w.mu.Unlock()
+	if g != nil {
+		g.cancel(cause)
+		g.wg.Wait()
+	}
 }
 
 // runIn runs req in the workspace of ctx's client session (withSession),
@@ -283,7 +416,15 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 		}
 		req.Workdir = dir
 		if !noFiles {
-			runCtx, stop = p.workspaces.guard(ctx, dir)
+			if err := p.workspaces.admit(dir); err != nil {
+				return &sandbox.Result{Err: &sandbox.ScriptError{Kind: "limit", Msg: err.Error()}}, nil
+			}
+			// Entered: stopped, and waited for, before the workspace is
+			// emptied (overLimit). stop runs as soon as Run returns.
+			var leave, unguard func()
+			runCtx, leave = p.workspaces.enter(ctx, s)
+			runCtx, unguard = p.workspaces.guard(runCtx, dir)
+			stop = func() { unguard(); leave() }
 		}
 	}
 	type ran struct {
@@ -339,15 +480,26 @@ func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request
 	if dir == "" || noFiles {
 		return res, nil
 	}
-	if full := p.workspaces.overLimit(dir); full != nil {
+	if full := p.workspaces.overLimit(s, dir); full != nil {
 		switch {
 		case res.Err == nil, res.Err.Kind == "killed":
 			res.Err = &sandbox.ScriptError{Kind: "limit", Msg: full.Error()}
 		default:
 			res.Err.Msg += "; and " + full.Error()
 		}
+	} else if res.Err != nil && noSpace(res.Err.Msg) {
+		// The tmpfs on the workspace refused a write (workspace_mount.go).
+		res.Err.Msg += fmt.Sprintf("; the session's workspace is full: it holds at most %s (sandbox.workspace_size); delete files it no longer needs, or write less",
+			formatBytes(p.workspaces.limit))
 	}
 	return res, nil
+}
+
+// noSpace reports whether a script's error is a write refused for want
+// of space: Python's OSError [Errno 28], node's ENOSPC.
+func noSpace(msg string) bool {
+	return strings.Contains(msg, "No space left on device") || strings.Contains(msg, "ENOSPC") ||
+		strings.Contains(msg, "Disk quota exceeded")
 }
 
 // tails counts the runs answered at done whose processes are still being

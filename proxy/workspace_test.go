@@ -124,7 +124,14 @@ func waitGone(t *testing.T, dir string) {
 	}
 }
 
+// watchOnly turns off the tmpfs per workspace for the proxies the test
+// makes, to test the fallback that measures workspaces (not root).
+func watchOnly(t *testing.T) {
+	setVar(t, &workspaceBound, func() (bool, string) { return false, "measured (test)" })
+}
+
 func TestWorkspaceLimit(t *testing.T) {
+	watchOnly(t)
 	_, cs := pythonSession(t, 1<<20)
 	tests := []struct{ name, code string }{
 		{"one big file", `open("big", "wb").write(b"x" * (2 << 20))`},
@@ -152,6 +159,7 @@ func TestLuaRunDoesNotMeasureTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
+	watchOnly(t)
 	cfg := testConfig()
 	cfg.Sandbox.WorkspaceBytes = 1 << 20
 	p, cs := startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{
@@ -288,4 +296,170 @@ func sessionDir(w *workspaces, s *Session) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return s.wsDir
+}
+
+// TestRemoveTreeNeverFollowsALink: a workspace directory swapped for a
+// symlink to a directory outside, between the walk that found it and
+// the chmod that makes it writable, leaves the outside directory and its
+// mode as they were; the workspace is removed all the same.
+func TestRemoveTreeNeverFollowsALink(t *testing.T) {
+	base := t.TempDir()
+	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(ws, "a", "b"), filepath.Join(ws, "locked"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(ws, "locked", "f"), []byte("x"), 0o600)
+	os.Chmod(filepath.Join(ws, "locked"), 0o500)
+	os.Chmod(outside, 0)
+	t.Cleanup(func() { os.Chmod(outside, 0o700) })
+	setVar(t, &unlockHook, func(root, name string) {
+		if name == "a" { // the race, won every time: a is now a link out
+			os.RemoveAll(filepath.Join(root, "a"))
+			os.Symlink(outside, filepath.Join(root, "a"))
+		}
+	})
+	r, err := os.OpenRoot(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockTree(r)
+	r.Close()
+	if err := removeTree(ws); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(outside); err != nil || fi.Mode().Perm() != 0 || !fi.IsDir() {
+		t.Fatalf("the directory outside: %v, %v; want it untouched, mode 0", fi.Mode(), err)
+	}
+	os.Chmod(outside, 0o700)
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("the file outside: %v", err)
+	}
+	if _, err := os.Lstat(ws); !os.IsNotExist(err) {
+		t.Errorf("the workspace is still there: %v", err)
+	}
+}
+
+// TestWorkspaceEmptiedOnlyOnceItsRunsStop: a run that fills the workspace
+// has it emptied, but only once the session's other run in it, still
+// writing, is stopped: it ends with the workspace error instead of
+// carrying on in a directory being walked.
+func TestWorkspaceEmptiedOnlyOnceItsRunsStop(t *testing.T) {
+	p, cs := pythonSession(t, 1<<20)
+	other := make(chan string, 1)
+	go func() {
+		text, _ := runPython(t, cs, "import time\nopen('started', 'w').close()\nfor i in range(200):\n    open('slow', 'w').write(str(i))\n    time.sleep(0.1)\nreturn 'finished'")
+		other <- text
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var dir string
+		for _, s := range p.sessions.list() {
+			dir = sessionDir(p.workspaces, s)
+		}
+		if dir != "" && fileExists(filepath.Join(dir, "started")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	text, failed := runPython(t, cs, `open("big", "wb").write(b"x" * (2 << 20))`)
+	if !failed || !strings.Contains(text, "so its files were removed") {
+		t.Fatalf("the run that filled the workspace: failed=%v %s", failed, text)
+	}
+	if text := <-other; valueLine(text) == "finished" || !strings.Contains(text, "workspace") {
+		t.Errorf("the other run was not stopped when the workspace was emptied: %s", text)
+	}
+}
+
+// TestWorkspaceBoundWhileWriting: where toolfold may mount (root on
+// Linux), a workspace is a tmpfs of its limit: a write past it fails at
+// once, the file never holds more than the limit, and the error says what
+// to do; the tmpfs goes with the session.
+func TestWorkspaceBoundWhileWriting(t *testing.T) {
+	if ok, why := WorkspaceBound(); !ok {
+		t.Skip(why)
+	}
+	p, cs := pythonSession(t, 1<<20)
+	text, failed := runPython(t, cs, `
+import os
+try:
+    with open("big", "wb") as f:
+        for i in range(64):
+            f.write(b"x" * 65536)
+            f.flush()
+except OSError:
+    return os.path.getsize("big")
+return "all written"`)
+	if failed {
+		t.Fatalf("run: %s", text)
+	}
+	if n, err := strconv.Atoi(valueLine(text)); err != nil || n > 1<<20 {
+		t.Fatalf("the file holds %s; want a write refused at the 1 MiB limit", valueLine(text))
+	}
+	dirs := sessionDirs(p)
+	if len(dirs) != 1 || !mounted(dirs[0]) {
+		t.Fatalf("workspace %v is not a mount", dirs)
+	}
+	text, failed = runPython(t, cs, `open("more", "wb").write(b"x" * (2 << 20))`)
+	if !failed || !strings.Contains(text, "No space left") || !strings.Contains(text, "sandbox.workspace_size") {
+		t.Errorf("a write into the full workspace: failed=%v %s; want the error to say what to do", failed, text)
+	}
+	cs.Close()
+	waitGone(t, dirs[0])
+	if mounted(dirs[0]) {
+		t.Errorf("%s is still mounted after its session ended", dirs[0])
+	}
+}
+
+// mounted reports whether dir is a mount point in this process's view.
+func mounted(dir string) bool {
+	data, _ := os.ReadFile("/proc/self/mountinfo")
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWorkspaceBudget: sandbox.workspace_budget bounds every workspace
+// together: a run that takes the total past it fails saying so and its
+// workspace is emptied; a run that would start with the total at the
+// budget is refused before it starts.
+func TestWorkspaceBudget(t *testing.T) {
+	py, err := sandbox.NewPython(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	cfg := testConfig()
+	cfg.Sandbox.WorkspaceBytes = 1 << 20
+	cfg.Sandbox.WorkspaceBudget = 512 << 10
+	p, cs := startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{py}})
+	text, failed := runPython(t, cs, `open("a", "wb").write(b"x" * (600 << 10))`)
+	if !failed || !strings.Contains(text, "sandbox.workspace_budget") || !strings.Contains(text, "files were removed") {
+		t.Fatalf("a run past the budget: failed=%v %s", failed, text)
+	}
+	dirs := sessionDirs(p)
+	if len(dirs) != 1 {
+		t.Fatalf("workspaces %v", dirs)
+	}
+	if entries, _ := os.ReadDir(dirs[0]); len(entries) != 0 {
+		t.Errorf("the workspace past the budget still holds %d files", len(entries))
+	}
+	// At the budget from outside the runs: the next run does not start.
+	if err := os.WriteFile(filepath.Join(dirs[0], "b"), make([]byte, 600<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, failed = runPython(t, cs, `open("started", "w").close()`)
+	if !failed || !strings.Contains(text, "reached toolfold's 512.0 KiB budget (sandbox.workspace_budget)") {
+		t.Errorf("a run with the budget used up: failed=%v %s", failed, text)
+	}
+	if fileExists(filepath.Join(dirs[0], "started")) {
+		t.Error("the run refused for the budget ran")
+	}
 }

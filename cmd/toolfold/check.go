@@ -172,8 +172,10 @@ func workspaceStatus(sb config.Sandbox) string {
 	if sb.WorkspaceBytes < 1<<20 {
 		size = fmt.Sprintf("%d KiB", sb.WorkspaceBytes>>10)
 	}
+	_, bound := proxy.WorkspaceBound()
+	bound = "; " + bound + "; all together within sandbox.workspace_budget"
 	if sb.WorkspaceDir == "" {
-		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps stdio's)"
+		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps stdio's)" + bound
 	}
-	return "stdio's kept in " + sb.WorkspaceDir + "/stdio, HTTP sessions' temporary (" + size + " each)"
+	return "stdio's kept in " + sb.WorkspaceDir + "/stdio, HTTP sessions' temporary (" + size + " each)" + bound
 }

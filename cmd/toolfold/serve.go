@@ -145,7 +145,10 @@ func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain ti
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: p.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second}
+	// Headers within 10 s; an idle keep-alive connection closes after 2
+	// minutes. Bodies have their own deadline (proxy/http_limits.go): a
+	// ReadTimeout would also cut the long-lived server-to-client stream.
+	srv := &http.Server{Handler: p.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "toolfold: listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
