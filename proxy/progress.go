@@ -17,9 +17,11 @@ import (
 //
 // Output is coalesced: at most one message per progressInterval, each of at
 // most progressChunk bytes, cut after a line so that a value split across
-// two prints' pieces is still scanned whole. A partial line is sent once it
-// has waited an interval with no line end after it. What is still unsent
-// when the run ends is dropped: it is in the result.
+// two prints' pieces is still scanned whole. A partial line waits for its
+// end: were it sent after a pause, a script could print a value in two
+// pieces (erin@exa, pause, mple.com) that no scan sees whole. A line longer
+// than progressChunk is cut at its last space within the chunk. What is
+// still unsent when the run ends is dropped: it is in the result.
 
 const (
 	progressInterval = 250 * time.Millisecond // at most 4 messages a second
@@ -36,7 +38,6 @@ type runProgress struct {
 
 	mu      sync.Mutex
 	pending []byte
-	held    bool  // the pending partial line has waited one interval
 	sent    int64 // bytes of output sent: the progress value
 	stopped bool
 
@@ -141,7 +142,7 @@ func (r *runProgress) loop() {
 }
 
 // flush sends the next message, if one is due. It reports whether to look
-// again after an interval: it sent one, or holds a partial line.
+// again after an interval: it sent one.
 func (r *runProgress) flush() bool {
 	text, progress, again := r.next()
 	if text != "" {
@@ -151,31 +152,28 @@ func (r *runProgress) flush() bool {
 }
 
 // next takes the next message off pending: whole lines up to
-// progressChunk, a longer line cut, or a partial line held for an
-// interval already.
+// progressChunk, or a longer line cut.
 func (r *runProgress) next() (text string, progress float64, again bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.pending) == 0 {
 		return "", 0, false
 	}
-	n := messageLen(r.pending, r.held)
+	n := messageLen(r.pending)
 	if n == 0 {
-		r.held = true
-		return "", 0, true
+		return "", 0, false // a partial line: the next add kicks again
 	}
 	text = string(r.pending[:n])
 	r.pending = append(r.pending[:0], r.pending[n:]...)
-	r.held = false
 	r.sent += int64(n)
 	return text, float64(r.sent), true
 }
 
 // messageLen is how much of p the next message takes: up to the last line
-// end within progressChunk; progressChunk bytes (not splitting a
-// character) of a longer line; all of a short partial line once held; 0 to
-// wait for its end.
-func messageLen(p []byte, held bool) int {
+// end within progressChunk; for a longer line, up to its last space within
+// progressChunk, else progressChunk bytes not splitting a character; 0 to
+// wait for a partial line's end.
+func messageLen(p []byte) int {
 	head := p[:min(len(p), progressChunk)]
 	for i := len(head) - 1; i >= 0; i-- {
 		if head[i] == '\n' {
@@ -183,10 +181,12 @@ func messageLen(p []byte, held bool) int {
 		}
 	}
 	if len(p) >= progressChunk {
+		for i := len(head) - 1; i > 0; i-- {
+			if head[i] == ' ' || head[i] == '\t' {
+				return i + 1
+			}
+		}
 		return max(len(utf8Prefix(p, progressChunk)), 1)
-	}
-	if held {
-		return len(p)
 	}
 	return 0
 }

@@ -110,17 +110,16 @@ func TestProgressMessageLen(t *testing.T) {
 	tests := []struct {
 		name string
 		p    string
-		held bool
 		want int
 	}{
-		{"lines", "a\nb\nc", false, 4},
-		{"partial waits", "abc", false, 0},
-		{"partial held goes", "abc", true, 3},
-		{"long line cut before a split character", long, false, progressChunk - 1},
-		{"last line end within the chunk", "x\n" + long, false, 2},
+		{"lines", "a\nb\nc", 4},
+		{"partial waits for its end", "erin@exa", 0},
+		{"long line cut before a split character", long, progressChunk - 1},
+		{"long line cut at its last space", "ab " + long, 3},
+		{"last line end within the chunk", "x\n" + long, 2},
 	}
 	for _, tt := range tests {
-		if got := messageLen([]byte(tt.p), tt.held); got != tt.want {
+		if got := messageLen([]byte(tt.p)); got != tt.want {
 			t.Errorf("%s: messageLen = %d, want %d", tt.name, got, tt.want)
 		}
 	}
