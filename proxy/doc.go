@@ -35,6 +35,9 @@
 // registers middleware (a test fails on any other, and another checks the
 // order requests really meet them in). Handlers hold only their own logic
 // (tools.go for the two tools, host.go for what a script reaches).
+// What a run prints reaches a client that listens while it runs
+// (progress.go: progress notifications and info log messages, tokenized
+// like the result, coalesced).
 //
 // Policy and audit (policy.go, approval.go; packages policy and audit):
 // every call of a provider's tool, from a script, a skill or a passthrough

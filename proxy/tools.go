@@ -225,7 +225,9 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	// asking: a call the policy asks about waits for the person
 	// (approval.go).
 	return p.asking(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		text, failed, err := p.RunScript(ctx, in.Code, in.Language)
+		// withProgress: what the script prints reaches the client as it
+		// runs, when the client listens (progress.go).
+		text, failed, err := p.RunScript(withProgress(ctx, req), in.Code, in.Language)
 		if err != nil {
 			return nil, err
 		}
@@ -266,8 +268,12 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	p.tel.slotWait(span, waited)
 	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
 	start := time.Now()
-	res, err := p.runIn(ctx, runner, sandbox.Request{Code: code, Language: lang, Limits: p.limits(),
-		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
+	sreq := sandbox.Request{Code: code, Language: lang, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}
+	if pr := progressOf(ctx); pr != nil {
+		sreq.OnOutput = pr.start(func(s string) string { return p.scanOutput(ctx, host, s) })
+		defer pr.stop() // before the answer: no progress after it
+	}
+	res, err := p.runIn(ctx, runner, sreq, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		p.auditRun(ctx, start, code, nil, 0, err)
@@ -277,15 +283,22 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		p.log.Error("sandbox failed", "err", err)
 		return "toolfold could not run the script: " + err.Error(), true, nil
 	}
-	text = p.renderRun(res, host.resultTokens.Load(), waited)
-	if p.pii != nil && len(p.pii.trusted) == 0 { // what the script printed, decoded or assembled (issue 15)
-		text = rewrite.FromContext(p.pii.scriptContext(ctx, host)).From(rewrite.OriginClient).ScanOutput(text)
-	}
+	text = p.scanOutput(ctx, host, p.renderRun(res, host.resultTokens.Load(), waited))
 	if res.Err != nil {
 		err = res.Err
 	}
 	p.auditRun(ctx, start, code, res, len(text), err)
 	return text, res.Err != nil, nil
+}
+
+// scanOutput tokenizes personal data a script printed (decoded or
+// assembled from tokens, issue 15) in text, a run's answer or a piece of
+// its live output, with the vault of the run.
+func (p *Proxy) scanOutput(ctx context.Context, host *scriptHost, text string) string {
+	if p.pii == nil || len(p.pii.trusted) > 0 {
+		return text
+	}
+	return rewrite.FromContext(p.pii.scriptContext(ctx, host)).From(rewrite.OriginClient).ScanOutput(text)
 }
 
 // auditRun writes a run's audit line: res is nil when the sandbox could

@@ -291,6 +291,10 @@
 // left the group is not stopped: it dies with the init, after the kill.
 // Run returns, with the same result, once every process has ended.
 //
+// Request.OnOutput sees each piece of kept output as the stdout reader
+// reads it, for every runner, before OnDone and before Run returns: a
+// caller shows a long run's progress with it (the proxy's run_script).
+//
 // A child whose parent answers at done is told so (runParams.Hold): Lua's
 // child and Python's prelude then wait after done to be stopped rather
 // than exit, so that neither their exit nor the init's wake-up to reap

@@ -11,11 +11,13 @@ import (
 )
 
 // outputBuffer keeps the first max bytes of the script's output and counts
-// the rest.
+// the rest. onKept, when set, sees each piece kept, as it is written
+// (Request.OnOutput).
 type outputBuffer struct {
 	max     int64
 	kept    bytes.Buffer
 	dropped int64
+	onKept  func([]byte)
 }
 
 func newOutputBuffer(max int64) *outputBuffer { return &outputBuffer{max: max} }
@@ -27,6 +29,9 @@ func (o *outputBuffer) Write(p []byte) (int, error) {
 		n := min(room, int64(len(p)))
 		o.kept.Write(p[:n])
 		o.dropped += int64(len(p)) - n
+		if o.onKept != nil && n > 0 {
+			o.onKept(p[:n])
+		}
 	} else {
 		o.dropped += int64(len(p))
 	}

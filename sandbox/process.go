@@ -103,7 +103,7 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 			first = append(slices.Clip(p.preamble), first...) // a copy: preamble is shared by runs
 		}
 	}
-	return c.supervise(ctx, first, host, req.OnDone), nil
+	return c.supervise(ctx, first, host, req.OnDone, req.OnOutput), nil
 }
 
 // runTempPrefix names the temporary run directories workdir makes.
@@ -307,11 +307,12 @@ func (c *child) closeIO() {
 // that answered that the run is over: its exit, which tears down the
 // namespaces (about 1.5 ms with the cgroup's removal), finishes in the
 // background.
-func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone func(*Result)) *Result {
+func (c *child) supervise(ctx context.Context, first []byte, host Host, onDone func(*Result), onOutput func([]byte)) *Result {
 	clock := &runClock{}
 	runCtx, cancel := context.WithCancel(withClock(ctx, clock))
 	defer cancel()
 	out := newOutputBuffer(c.lim.OutputBytes)
+	out.onKept = onOutput
 	errTail := newStderrBuffer(8 << 10)
 	b := newBridgeServer(c, host)
 	var readers, stdout sync.WaitGroup

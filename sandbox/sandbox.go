@@ -105,6 +105,14 @@ type Request struct {
 	// same *Result, which the caller must not change before then. It is not
 	// called for a run that ends any other way (killed, timed out, crashed).
 	OnDone func(*Result)
+	// OnOutput, when set, is called with each piece of output the run
+	// keeps (what Result.Output will hold, not what is cut past
+	// Limits.OutputBytes), as the script prints it: a caller can show a
+	// long run's progress. Calls come one at a time, in order, and all
+	// before OnDone and before Run returns; p is valid only during the
+	// call. It holds up the reading of the script's output, so it must
+	// return quickly (copy p and hand it on).
+	OnOutput func(p []byte)
 }
 
 // Limits bound one run. Zero values mean the defaults in DefaultLimits.
