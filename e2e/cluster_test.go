@@ -35,6 +35,7 @@ type replica struct {
 	cmd  *exec.Cmd
 	out  *syncBuffer
 	done chan struct{}
+	tmp  string // its TMPDIR, where its workspaces are
 }
 
 // needDebian finds a Debian package's program, or skips (fails under CI,
@@ -159,7 +160,7 @@ func (c *cluster) startReplica(name, cfgFile string) *replica {
 	t := c.t
 	t.Helper()
 	r := &replica{name: name, addr: freeAddr(t), out: &syncBuffer{}, done: make(chan struct{})}
-	r.cmd, _ = toolfoldCmd(t, context.Background(), "serve", "-c", cfgFile, "--http", r.addr)
+	r.cmd, r.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfgFile, "--http", r.addr)
 	r.cmd.Stderr = r.out
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -196,10 +197,14 @@ func (c *cluster) startReplica(name, cfgFile string) *replica {
 	}
 }
 
-// kill ends the replica at once, as a crash would.
+// kill ends the replica at once, as a crash would. Running as root, its
+// session workspaces were tmpfs mounts, which a crash leaves mounted (a
+// known limit, README's Sandbox section): they are detached here, as an
+// operator would, so the test's temporary directory can be removed.
 func (r *replica) kill() {
 	_ = r.cmd.Process.Kill()
 	<-r.done
+	unmountLeftovers(r.tmp)
 }
 
 func httpGetQuiet(addr, path string) (int, error) {

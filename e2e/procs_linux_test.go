@@ -151,3 +151,23 @@ func isZombie(pid int) bool {
 
 // dieWithTest makes a helper daemon get SIGKILL when the test binary dies.
 func dieWithTest() *syscall.SysProcAttr { return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} }
+
+// unmountLeftovers detaches the mounts under dir that a killed toolfold left
+// behind (its tmpfs workspaces: a crash cannot unmount them), as an operator
+// would, and returns how many there were.
+func unmountLeftovers(dir string) int {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			if syscall.Unmount(f[4], syscall.MNT_DETACH) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
