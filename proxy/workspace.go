@@ -106,10 +106,7 @@ func (w *workspaces) get(s *Session) (string, error) {
 // w.mu held.
 func (w *workspaces) temporary() (string, error) {
 	if w.root == "" {
-		if w.mount != nil { // a killed toolfold's tmpfs workspaces stay mounted
-			sweepWorkspaces(os.TempDir(), w.log)
-		}
-		root, err := os.MkdirTemp("", workspacesPattern())
+		root, err := os.MkdirTemp("", "toolfold-workspaces-")
 		if err != nil {
 			return "", fmt.Errorf("create the workspaces directory: %w (is TMPDIR writable?)", err)
 		}
