@@ -150,12 +150,21 @@ func (w *workspaces) release(s *Session) {
 // (sessions.closeAll runs first).
 func (w *workspaces) close() {
 	w.mu.Lock()
-	root := w.root
+	root, unmount := w.root, w.unmount
 	w.closed = true
 	w.mu.Unlock()
-	if root != "" {
-		w.removeTree(root)
+	if root == "" {
+		return
 	}
+	// A session that ended just before may still be releasing its
+	// workspace: a mounted one would keep root from being removed.
+	if unmount != nil {
+		sessions, _ := os.ReadDir(root)
+		for _, d := range sessions {
+			_ = unmount(filepath.Join(root, d.Name()))
+		}
+	}
+	w.removeTree(root)
 }
 
 // remove unmounts (when mount is set) and deletes a workspace.
@@ -169,6 +178,12 @@ func (w *workspaces) remove(dir string) {
 		}
 	}
 	w.removeTree(dir)
+	w.mu.Lock()
+	closed, root := w.closed, w.root
+	w.mu.Unlock()
+	if closed && root != "" && filepath.Dir(dir) == root {
+		os.Remove(root) // close ran first and found this one still there
+	}
 }
 
 // removeTree deletes dir and everything in it, logging what it could not.
