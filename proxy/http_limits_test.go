@@ -73,8 +73,13 @@ func TestHTTPMaxSessions(t *testing.T) {
 	if _, err := css[1].ListTools(ctx, nil); err != nil {
 		t.Errorf("a live session after the refusal: %v", err)
 	}
-	css[0].Close() // DELETE
-	cs, err := connect()
+	css[0].Close() // DELETE; the client need not wait for its answer
+	var cs *mcp.ClientSession
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if cs, err = connect(); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("a new session once one was deleted: %v", err)
 	}
