@@ -162,17 +162,9 @@ func (d *decoder) checkFlowServers(n *yaml.Node, cfg *Config) {
 			if m == nil || m.Kind != yaml.ScalarNode || (key == "from" && m.Value == FlowFromClient) {
 				continue
 			}
-			server, _, ok := strings.Cut(m.Value, ".")
-			if !ok || strings.ContainsAny(server, "*?") || oneOf(server, names) {
-				continue
+			if msg := unknownServer(m.Value, names); msg != "" {
+				d.errorf(m, fmt.Sprintf("pii.flows[%d].%s", i, key), "%s", msg)
 			}
-			msg := fmt.Sprintf("%q names no upstream %q, so the rule never matches", m.Value, server)
-			if s := suggest(server, names); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			} else {
-				msg += "; servers: " + strings.Join(names, ", ")
-			}
-			d.errorf(m, fmt.Sprintf("pii.flows[%d].%s", i, key), "%s", msg)
 		}
 	}
 }

@@ -333,18 +333,24 @@ func (d *decoder) checkPolicyServers(n *yaml.Node, cfg *Config) {
 		if m == nil || m.Kind != yaml.ScalarNode {
 			continue
 		}
-		server, _, ok := strings.Cut(m.Value, ".")
-		if !ok || strings.ContainsAny(server, "*?[\\") || oneOf(server, names) {
-			continue
+		if msg := unknownServer(m.Value, names); msg != "" {
+			d.errorf(m, fmt.Sprintf("policy.rules[%d].match", i), "%s", msg)
 		}
-		msg := fmt.Sprintf("%q names no upstream %q, so the rule never matches", m.Value, server)
-		if s := suggest(server, names); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		} else {
-			msg += "; servers: " + strings.Join(names, ", ")
-		}
-		d.errorf(m, fmt.Sprintf("policy.rules[%d].match", i), "%s", msg)
 	}
+}
+
+// unknownServer says why glob, over server.tool, names no server of names
+// and so never matches, or "" when it may match.
+func unknownServer(glob string, names []string) string {
+	server, _, ok := strings.Cut(glob, ".")
+	if !ok || strings.ContainsAny(server, "*?[\\") || oneOf(server, names) {
+		return ""
+	}
+	msg := fmt.Sprintf("%q names no upstream %q, so the rule never matches", glob, server)
+	if s := suggest(server, names); s != "" {
+		return msg + fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg + "; servers: " + strings.Join(names, ", ")
 }
 
 // lookup returns the value of key in mapping n, or nil.
