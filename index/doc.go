@@ -86,7 +86,7 @@
 // On the corpus in testdata/search-corpus (1,815 real tools, 124 servers)
 // TestSearchQuality prints recall, MRR and nDCG overall and per tag for each
 // query set there (QUERY-SETS.md: the dev queries, their develop and holdout
-// halves, and queries converted from LiveMCPBench); toolfold eval-search
+// halves, and queries converted from LiveMCPBench); toolfold-lab eval-search
 // prints the same. Only the develop half's misses may be read while tuning.
 //
 // # Detail levels

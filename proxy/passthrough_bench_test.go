@@ -64,7 +64,7 @@ func BenchmarkPassthroughCall(b *testing.B) {
 }
 
 // BenchmarkPassthroughStdio is BenchmarkPassthroughCall over a stdio
-// upstream (this test binary as a server), as `toolfold bench` measures
+// upstream (this test binary as a server), as `toolfold-lab bench` measures
 // it: direct, through toolfold with the PII rewrite on and off, and
 // through a go-sdk-only hop.
 //

@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -140,15 +138,6 @@ func (p *Pool) Close() {
 	for _, u := range p.ups {
 		u.close()
 	}
-}
-
-// Call invokes server's tool.
-func (p *Pool) Call(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	u, ok := p.byName[server]
-	if !ok {
-		return nil, fmt.Errorf("no upstream named %q", server)
-	}
-	return u.call(ctx, tool, args)
 }
 
 // UpstreamStatus is one row of `toolfold check`.

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -361,19 +360,9 @@ func (u *upstream) close() {
 	}
 }
 
-// call invokes one tool with the call timeout.
-func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	params := &mcp.CallToolParams{Name: tool}
-	if len(args) > 0 && string(args) != "null" {
-		params.Arguments = args
-	} else {
-		params.Arguments = json.RawMessage("{}")
-	}
-	return u.callParams(ctx, params)
-}
-
-// callParams is call with the request's params as the client sent them
-// (passthrough keeps _meta, such as a progress token).
+// callParams invokes one tool with the call timeout, with the request's
+// params as the client sent them (passthrough keeps _meta, such as a
+// progress token).
 func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	tool := params.Name
 	u.mu.Lock()

@@ -51,7 +51,7 @@ type Language struct {
 	// ` language "NAME": `.
 	Help string
 	// Trivial is a script that returns a value without calling a tool: the
-	// run overhead toolfold bench measures.
+	// run overhead toolfold-lab bench measures.
 	Trivial string
 }
 

@@ -36,9 +36,6 @@ func commands() []command {
 		{"audit", "print the audit trail", append([]string{"file", "since", "tool", "session", "args", "follow"}, commonFlags...), nil},
 		{"tools", "tool pins: changed tools and approvals", commonFlags, []string{"pins", "changed", "approve"}},
 		{"init", "write a commented starter config", nil, nil},
-		{"bench", "measure tokens, latency and memory", append([]string{"quick", "npm", "install-npm", "svg", "only", "timeout", "corpus"}, commonFlags...), nil},
-		{"eval-search", "score search_tools' ranking", append([]string{"corpus", "queries", "split", "set", "lines"}, commonFlags...), nil},
-		{"eval-pii", "score the PII detectors", append([]string{"data", "set", "dir", "phone-regions", "misses"}, commonFlags...), nil},
 		{"completion", "print a shell completion script", nil, shells},
 		{"version", "print the version", nil, nil},
 		{"help", "print the usage", nil, nil},
@@ -49,7 +46,7 @@ var shells = []string{"bash", "zsh", "fish"}
 
 // fileFlags take a file or directory; the other flags that take a value
 // either have flagValues or complete nothing.
-var fileFlags = []string{"c", "config", "client-config", "file", "svg", "data", "queries", "corpus", "npm", "dir"}
+var fileFlags = []string{"c", "config", "client-config", "file"}
 
 // flagValues are the values a flag may take, where they are few.
 var flagValues = map[string][]string{

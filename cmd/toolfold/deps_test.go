@@ -2,6 +2,7 @@ package main
 
 import (
 	"go/build"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,6 +62,43 @@ func TestPIIVocabularyAgrees(t *testing.T) {
 		rewrite.TypeUSSSN, rewrite.TypeIPAddress, rewrite.TypeSecret, rewrite.TypeToken} {
 		if !slices.Contains(config.PIIBuiltinTypes, typ) {
 			t.Errorf("config does not reserve the built-in token type %s", typ)
+		}
+	}
+}
+
+// labPackages are the lab's packages: the product binary links none of
+// them (the lab is cmd/toolfold-lab). The eval functions that live in
+// index and rewrite are checked in the built binary's symbols by
+// e2e's TestProductBinaryLinksNoLab.
+var labPackages = []string{"cmd/toolfold-lab", "internal/bench", "internal/replay"}
+
+// TestProductLinksNoLab: `go list -deps ./cmd/toolfold` names no lab
+// package.
+func TestProductLinksNoLab(t *testing.T) {
+	const mod = "github.com/toolfold/toolfold/"
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/toolfold: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, mod+"proxy") {
+		t.Fatalf("go list -deps printed no proxy: %q", out)
+	}
+	for _, d := range deps {
+		name, ok := strings.CutPrefix(d, mod)
+		if ok && slices.ContainsFunc(labPackages, func(lab string) bool { return name == lab || strings.HasPrefix(name, lab+"/") }) {
+			t.Errorf("toolfold links the lab's %s: the lab belongs in cmd/toolfold-lab (DESIGN.md)", d)
+		}
+	}
+}
+
+// TestLabCommandsPointAtLab: the lab's commands, typed to toolfold, say
+// where they went and exit 2.
+func TestLabCommandsPointAtLab(t *testing.T) {
+	for _, cmd := range []string{"bench", "eval-search", "eval-pii"} {
+		code, out, errs := runCLI(t, cmd, "--quick")
+		if code != exitUsage || out != "" || !strings.Contains(errs, "go run ./cmd/toolfold-lab "+cmd) {
+			t.Errorf("toolfold %s: exit %d, stdout %q, stderr %q", cmd, code, out, errs)
 		}
 	}
 }

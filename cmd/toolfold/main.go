@@ -11,12 +11,12 @@
 //	toolfold skills  [-c proxy.yaml] list | show NAME | add DIR | rm NAME | run NAME '{"x": 1}'
 //	toolfold audit   [-c proxy.yaml] [--file F] [--since 1h] [--tool GLOB] [--session ID] [--follow]
 //	toolfold tools   [-c proxy.yaml] pins | changed | approve NAME...
-//	toolfold bench   [--quick] [--npm DIR] [--svg FILE] [--only SECTIONS]
-//	toolfold eval-search [--corpus DIR] [--lines]
-//	toolfold eval-pii [--data FILE.jsonl]
 //	toolfold init [FILE]
 //	toolfold completion bash|zsh|fish
 //	toolfold version
+//
+// The lab (bench, eval-search, eval-pii, the replay server) is its own
+// binary, cmd/toolfold-lab; this one links none of it.
 //
 // This is the only package that reads flags and the environment, and the
 // only one that installs the OpenTelemetry SDK and exporters (telemetry.go).
@@ -84,12 +84,6 @@ Usage:
                                              --follow goes on printing records as they are written
   toolfold tools   [-c FILE] pins | changed | approve NAME...
                                              tool pins: which tools changed since first seen; accept a change
-  toolfold bench   [--quick] [--npm DIR] [--install-npm] [--svg FILE] [--only SECTIONS] [--timeout 20m]
-                                             measure tokens, latency and memory against real servers
-  toolfold eval-search [--corpus DIR] [--queries FILE.jsonl] [--split] [--set NAME|all] [--lines]
-                                             score search_tools' ranking on a labelled corpus
-  toolfold eval-pii [--data FILE.jsonl] [--set NAME|all] [--dir DIR] [--phone-regions US,DE] [--misses]
-                                             score the PII detectors on labelled text
   toolfold init [FILE]                       write a commented starter config (default proxy.yaml);
                                              never overwrites a file
   toolfold completion bash|zsh|fish          print a shell completion script: source <(toolfold completion bash),
@@ -99,6 +93,9 @@ Usage:
 FILE defaults to $TOOLFOLD_CONFIG, else ./proxy.yaml. It may also be a client's
 mcp.json (an "mcpServers" or "servers" map). Logs go to stderr; set the level
 with --log-level debug|info|warn|error or $TOOLFOLD_LOG.
+
+The measurements (bench, eval-search, eval-pii) are the lab's, a separate
+binary: go run ./cmd/toolfold-lab bench from a toolfold clone.
 
 serve exports OpenTelemetry traces and metrics only when the config's telemetry
 section or the OTEL_* variables (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
@@ -137,14 +134,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdInstall(rest, stdout, stderr, false)
 	case "uninstall":
 		return cmdInstall(rest, stdout, stderr, true)
-	case "eval-search":
-		return cmdEvalSearch(rest, os.Stdin, stdout, stderr)
-	case "bench":
-		return cmdBench(ctx, rest, stdout, stderr)
-	case "__replay-server":
-		return cmdReplayServer(ctx, rest, stdout, stderr)
-	case "eval-pii":
-		return cmdEvalPII(rest, stdout, stderr)
 	case "init":
 		return cmdInit(rest, stdout, stderr)
 	case "completion":
@@ -156,6 +145,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	}
+	if labCommands[cmd] {
+		return cmdMovedToLab(cmd, stderr)
 	}
 	fmt.Fprintf(stderr, "toolfold: unknown command %q\n\n%s", cmd, usage)
 	return exitUsage

@@ -74,13 +74,6 @@ func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
 	}
 }
 
-func TestEvalSearchMeetsBM25Floor(t *testing.T) {
-	code, out, errs := runCLI(t, "eval-search", "--corpus", "../../index/testdata/search-corpus")
-	if code != 0 || !strings.Contains(out, "| all | 195 |") {
-		t.Fatalf("eval-search: %d %q %q", code, out, errs)
-	}
-}
-
 func TestFlagsAfterArguments(t *testing.T) {
 	fs, c := newFlags("x", &bytes.Buffer{}, "warn")
 	detail := fs.String("detail", "summary", "")
@@ -121,7 +114,7 @@ func TestVersionLine(t *testing.T) {
 func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 	// Each command's own flags (as its -h prints them) appear in --help.
 	common := map[string]bool{"c": true, "config": true, "log-level": true}
-	for _, cmd := range []string{"serve", "check", "search", "run", "login", "install", "uninstall", "bench", "eval-search", "eval-pii"} {
+	for _, cmd := range []string{"serve", "check", "search", "run", "login", "install", "uninstall"} {
 		if !strings.Contains(usage, "toolfold "+cmd+" ") {
 			t.Errorf("--help does not list %q", cmd)
 			continue

@@ -11,8 +11,9 @@ import (
 )
 
 // replayConfig writes a proxy.yaml whose upstream airtable is the test
-// binary serving the search corpus's recorded airtable tools (toolfold
-// __replay-server), with extra appended; it returns the config's path.
+// binary serving the search corpus's recorded airtable tools (a replay
+// upstream, fixture_test.go), with extra appended; it returns the config's
+// path.
 func replayConfig(t *testing.T, extra string) string {
 	t.Helper()
 	exe, err := os.Executable()
@@ -23,10 +24,9 @@ func replayConfig(t *testing.T, extra string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, v, _ := strings.Cut(asCLIEnv, "=")
 	cfg := filepath.Join(t.TempDir(), "proxy.yaml")
-	yaml := fmt.Sprintf("upstreams:\n  airtable:\n    command: %q\n    args: [__replay-server, --corpus, %q, --servers, airtable]\n    env: {%s: %q}\n%s",
-		exe, corpus, k, v, extra)
+	yaml := fmt.Sprintf("upstreams:\n  airtable:\n    command: %q\n    args: [%q, airtable]\n    env: {%s: \"1\"}\n%s",
+		exe, corpus, replayEnv, extra)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 // Package bench measures what toolfold is for, against real servers: the
 // context tokens of tool schemas and of whole tasks, direct vs through
-// toolfold, and what the proxy costs in latency and memory. `toolfold
-// bench` runs it and prints the Report; tokens are counted with
-// internal/tokens (o200k_base).
+// toolfold, and what the proxy costs in latency and memory. The lab's
+// `toolfold-lab bench` (cmd/toolfold-lab) runs it and prints the Report;
+// tokens are counted with internal/tokens (o200k_base).
 //
 // Every figure comes from a run: the npm reference servers (everything,
 // filesystem, memory) started with node, toolfold in-process (proxy.New)
@@ -36,10 +36,15 @@ import (
 
 // Options configure a run.
 type Options struct {
-	NPM    string   // node_modules holding the reference servers (FindNPM)
-	Corpus string   // search corpus directory (tools/<server>.json)
-	Exe    string   // the toolfold binary: serve and __replay-server are run from it
-	ExeEnv []string // extra environment for Exe's processes (tests make their binary act as toolfold)
+	NPM    string // node_modules holding the reference servers (FindNPM)
+	Corpus string // search corpus directory (tools/<server>.json)
+	// Toolfold is the toolfold binary measured over stdio (`serve`);
+	// BuildToolfold builds one from a clone.
+	Toolfold string
+	// Lab is the binary whose replay-server command serves corpus slices
+	// as upstreams (default: this process's own, toolfold-lab).
+	Lab    string
+	LabEnv []string // extra environment for Lab's processes (tests make their binary act as the lab)
 	Quick  bool     // small sizes and few samples: a smoke run for CI, not figures
 	// Only, when set, names the sections to run (Sections); the others are
 	// left out of the report.
@@ -96,12 +101,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Exe == "" {
+	if opts.Toolfold == "" {
+		return nil, errors.New("no toolfold binary to measure: pass Options.Toolfold (BuildToolfold builds one)")
+	}
+	if opts.Lab == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, err
 		}
-		opts.Exe = exe
+		opts.Lab = exe
 	}
 	corpus, err := filepath.Abs(opts.Corpus) // replay children run elsewhere
 	if err != nil {

@@ -15,8 +15,9 @@ import (
 	"github.com/toolfold/toolfold/internal/tokens"
 )
 
-// The end-to-end test of Run is TestBenchQuick in cmd/toolfold: it needs a
-// binary that is toolfold. These test the pieces that need no servers.
+// The end-to-end test of Run is TestBenchQuick in cmd/toolfold-lab: it
+// needs a toolfold binary and one that is the lab. These test the pieces
+// that need no servers.
 
 func TestLatencyRowPercentiles(t *testing.T) {
 	var d []time.Duration

@@ -42,7 +42,7 @@ func FindNPM(dir, repo string) (string, error) {
 	nm := filepath.Join(root, "node_modules")
 	if err := haveServers(nm); err != nil {
 		return "", fmt.Errorf("the npm reference servers are not installed in %s (%v). Install them with the e2e tests' setup:\n"+
-			"  toolfold bench --install-npm   # runs npm ci into that directory, as the e2e tests do\n"+
+			"  go run ./cmd/toolfold-lab bench --install-npm   # runs npm ci into that directory, as the e2e tests do\n"+
 			"or by hand:\n"+
 			"  mkdir -p %s && cp e2e/testdata/package.json e2e/testdata/package-lock.json %s && (cd %s && npm ci --ignore-scripts)\n"+
 			"or pass --npm DIR", root, err, root, root, root)
@@ -112,6 +112,24 @@ func InstallNPM(ctx context.Context, repo string) (string, error) {
 		}
 	}
 	return FindNPM("", repo)
+}
+
+// BuildToolfold builds the toolfold binary, and toolfold-sandbox beside it
+// as `go install ./cmd/...` places them, from repo (a toolfold clone) into
+// dir, and returns the toolfold binary's path.
+func BuildToolfold(ctx context.Context, repo, dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(repo, "cmd", "toolfold", "main.go")); err != nil {
+		return "", fmt.Errorf("%s is not a toolfold clone (no cmd/toolfold/main.go): run from one, or pass --toolfold BIN", repo)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/toolfold", "./cmd/toolfold-sandbox")
+	cmd.Dir = repo
+	cmd.WaitDelay = 5 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/toolfold in %s: %w\n%s", repo, err, out)
+	}
+	return filepath.Join(dir, "toolfold"), nil
 }
 
 func haveServers(nm string) error {

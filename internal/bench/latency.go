@@ -97,8 +97,8 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		return err
 	}
 	defer pool.Close()
-	cases = append(cases, latencyCase{name: "toolfold's upstream path (proxy.Pool.Call → echo)", n: calls, call: func(ctx context.Context) error {
-		res, err := pool.Call(ctx, "everything", "echo", []byte(`{"message":"hi"}`))
+	cases = append(cases, latencyCase{name: "toolfold's upstream path (proxy.Pool.CallTool → echo)", n: calls, call: func(ctx context.Context) error {
+		res, err := pool.CallTool(ctx, "everything", &mcp.CallToolParams{Name: "echo", Arguments: echoArgs})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("echo failed: %s", resultText(res))
 		}
@@ -240,8 +240,7 @@ type binary struct {
 
 // serveBinary starts `toolfold serve -c cfg` (stdio) and connects to it.
 func (e *env) serveBinary(ctx context.Context, cfg string) (*binary, error) {
-	cmd := exec.Command(e.opts.Exe, "serve", "-c", cfg, "--log-level", "error")
-	cmd.Env = append(os.Environ(), e.opts.ExeEnv...)
+	cmd := exec.Command(e.opts.Toolfold, "serve", "-c", cfg, "--log-level", "error")
 	stderr := &tail{max: 4096}
 	cmd.Stderr = stderr
 	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
@@ -249,7 +248,7 @@ func (e *env) serveBinary(ctx context.Context, cfg string) (*binary, error) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1"}, nil).
 		Connect(cctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("start %s serve: %w; its stderr: %s", e.opts.Exe, err, stderr)
+		return nil, fmt.Errorf("start %s serve: %w; its stderr: %s", e.opts.Toolfold, err, stderr)
 	}
 	return &binary{client: &client{name: "toolfold binary", cs: cs}, cmd: cmd}, nil
 }

@@ -37,13 +37,13 @@ func (e *env) memory(ctx context.Context, rep *Report) error {
 		}
 		var ups []upstream
 		env := make(map[string]string)
-		for _, kv := range e.opts.ExeEnv {
+		for _, kv := range e.opts.LabEnv {
 			k, v, _ := strings.Cut(kv, "=")
 			env[k] = v
 		}
 		for k := range n {
-			ups = append(ups, upstream{Name: fmt.Sprintf("replay%02d", k), Command: e.opts.Exe, Env: env,
-				Args: []string{"__replay-server", "--corpus", e.opts.Corpus, "--slice", fmt.Sprintf("%d/%d", k, slices)}})
+			ups = append(ups, upstream{Name: fmt.Sprintf("replay%02d", k), Command: e.opts.Lab, Env: env,
+				Args: []string{"replay-server", "--corpus", e.opts.Corpus, "--slice", fmt.Sprintf("%d/%d", k, slices)}})
 		}
 		cfg := filepath.Join(e.work, fmt.Sprintf("rss-%d.yaml", n))
 		if err := writeConfig(cfg, ups); err != nil {

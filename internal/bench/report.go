@@ -15,7 +15,7 @@ func (r *Report) Print(w io.Writer) {
 	if r.Quick {
 		mode = " — QUICK RUN: small data, few samples; a smoke test, not figures"
 	}
-	fmt.Fprintf(w, "toolfold bench, %s, %s%s; tokens counted with %s\n\n", r.Started.Format("2006-01-02 15:04 MST"), r.Elapsed, mode, r.Encoding)
+	fmt.Fprintf(w, "toolfold-lab bench, %s, %s%s; tokens counted with %s\n\n", r.Started.Format("2006-01-02 15:04 MST"), r.Elapsed, mode, r.Encoding)
 
 	if len(r.Schemas) > 0 || r.Advert.Servers > 0 {
 		fmt.Fprintf(w, "### 1. Context cost of tool schemas\n\n")

@@ -6,7 +6,7 @@
 // simulated.
 //
 // Two ways to serve: one stdio server holding the tools of some corpus
-// servers (ServeStdio, used by `toolfold __replay-server`), or one HTTP
+// servers (ServeStdio, used by `toolfold-lab replay-server`), or one HTTP
 // handler serving each corpus server at /<server>/mcp (Handler), so 124
 // upstreams cost one process.
 package replay

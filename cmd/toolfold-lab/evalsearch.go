@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ func cmdEvalSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	ix := index.New(tools, servers)
 	if *lines {
-		return serveLines(ix, stdin, stdout)
+		return serveLines(ix, stdin, stdout, stderr)
 	}
 	switch *set {
 	case "":
@@ -95,7 +94,8 @@ func evalSets(ix *index.Index, corpus string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func serveLines(ix *index.Index, stdin io.Reader, stdout io.Writer) int {
+// serveLines answers score_search.py's --cmd-lines protocol (cmdEvalSearch).
+func serveLines(ix *index.Index, stdin io.Reader, stdout, stderr io.Writer) int {
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	w := bufio.NewWriter(stdout)
@@ -110,7 +110,7 @@ func serveLines(ix *index.Index, stdin io.Reader, stdout io.Writer) int {
 		w.Flush()
 	}
 	if err := sc.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, "toolfold eval-search:", strings.TrimSpace(err.Error()))
+		fmt.Fprintln(stderr, "toolfold-lab eval-search:", strings.TrimSpace(err.Error()))
 		return exitFailed
 	}
 	return exitOK

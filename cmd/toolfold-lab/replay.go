@@ -12,15 +12,15 @@ import (
 	"github.com/toolfold/toolfold/internal/replay"
 )
 
-// cmdReplayServer is the hidden `toolfold __replay-server`: a fixture
-// upstream serving recorded tool schemas from a search corpus (see package
-// replay), for `toolfold bench`. Over stdio it serves one MCP server with
+// cmdReplayServer is `toolfold-lab replay-server`: a fixture upstream
+// serving recorded tool schemas from a search corpus (see package replay),
+// for bench. Over stdio it serves one MCP server with
 // the tools of the chosen corpus servers; with --http it serves every
 // chosen server at http://ADDR/<server>/mcp and prints the address.
 //
-//	toolfold __replay-server --corpus DIR [--servers a,b | --slice K/N] [--http ADDR]
+//	toolfold-lab replay-server --corpus DIR [--servers a,b | --slice K/N] [--http ADDR]
 func cmdReplayServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, _ := newFlags("__replay-server", stderr, "error")
+	fs, _ := newFlags("replay-server", stderr, "error")
 	corpus := fs.String("corpus", "index/testdata/search-corpus", "search corpus directory (holding tools/<server>.json)")
 	names := fs.String("servers", "", "comma-separated corpus servers to serve (default: all)")
 	slice := fs.String("slice", "", "K/N: serve the K-th (0-based) of N equal slices of the corpus servers")
@@ -56,7 +56,7 @@ func cmdReplayServer(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *addr == "" {
 		if err := replay.ServeStdio(ctx, servers); err != nil {
-			fmt.Fprintf(stderr, "toolfold: replay: %v\n", err)
+			fmt.Fprintf(stderr, "toolfold-lab: replay: %v\n", err)
 			return exitFailed
 		}
 		return exitOK
@@ -72,7 +72,7 @@ func cmdReplayServer(ctx context.Context, args []string, stdout, stderr io.Write
 		srv.Close()
 	}()
 	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		fmt.Fprintf(stderr, "toolfold: replay: %v\n", err)
+		fmt.Fprintf(stderr, "toolfold-lab: replay: %v\n", err)
 		return exitFailed
 	}
 	return exitOK

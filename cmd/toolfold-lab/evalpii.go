@@ -58,7 +58,7 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 	if pos, err := parse(fs, args); err != nil {
 		return exitUsage
 	} else if len(pos) > 0 {
-		fmt.Fprintf(stderr, "toolfold eval-pii: unexpected argument %q; give a file with --data or a set with --set\n", pos[0])
+		fmt.Fprintf(stderr, "toolfold-lab eval-pii: unexpected argument %q; give a file with --data or a set with --set\n", pos[0])
 		return exitUsage
 	}
 	opts := rewrite.Defaults()
@@ -69,7 +69,7 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 	}
 	det, err := rewrite.NewDetector(opts)
 	if err != nil {
-		fmt.Fprintln(stderr, "toolfold eval-pii:", err)
+		fmt.Fprintln(stderr, "toolfold-lab eval-pii:", err)
 		return exitUsage
 	}
 	type target struct {
@@ -90,7 +90,7 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 				}
 			}
 			if !found {
-				fmt.Fprintf(stderr, "toolfold eval-pii: no set named %q; use one of %s, all\n", n, piiSetNames())
+				fmt.Fprintf(stderr, "toolfold-lab eval-pii: no set named %q; use one of %s, all\n", n, piiSetNames())
 				return exitUsage
 			}
 		}

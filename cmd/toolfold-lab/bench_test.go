@@ -17,24 +17,24 @@ import (
 	"github.com/toolfold/toolfold/sandbox"
 )
 
-// asCLIEnv makes the test binary act as toolfold when the bench starts it
-// (serve, __replay-server); TestMain checks it.
-const asCLIEnv = "TOOLFOLD_TEST_AS_CLI=1"
+// asCLIEnv makes the test binary act as toolfold-lab when the bench
+// starts it (replay-server); TestMain checks it.
+const asCLIEnv = "TOOLFOLD_TEST_AS_LAB=1"
 
 // TestMain makes the test binary a sandbox child when the Lua runner
-// re-executes it, and toolfold itself when the bench starts it.
+// re-executes it, and toolfold-lab itself when the bench starts it.
 func TestMain(m *testing.M) {
 	if sandbox.IsChild() {
 		sandbox.ChildMain()
 	}
 	if k, v, _ := strings.Cut(asCLIEnv, "="); os.Getenv(k) == v {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
 // TestBenchQuick runs the whole bench in quick mode against the real npm
-// servers and checks that its figures are consistent: code mode costs
+// servers and the toolfold binary built from this clone, and checks that its figures are consistent: code mode costs
 // fewer tokens than the classic way in every scenario (whose answers Run
 // checks itself), toolfold's schemas cost less than the servers', every
 // path was timed, the memory was read, and the outputs are well formed.
@@ -48,14 +48,18 @@ func TestBenchQuick(t *testing.T) {
 		}
 		t.Skip("node is not installed: the bench needs Node.js 20 or later")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	nm, err := bench.InstallNPM(ctx, "../..")
 	if err != nil {
 		t.Fatalf("npm servers: %v", err)
 	}
+	bin, err := bench.BuildToolfold(ctx, "../..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	corpus, _ := filepath.Abs("../../index/testdata/search-corpus")
-	rep, err := bench.Run(ctx, bench.Options{NPM: nm, Corpus: corpus, Quick: true, ExeEnv: []string{asCLIEnv}, Progress: logWriter{t}})
+	rep, err := bench.Run(ctx, bench.Options{NPM: nm, Corpus: corpus, Quick: true, Toolfold: bin, LabEnv: []string{asCLIEnv}, Progress: logWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +177,30 @@ func TestBenchBadFlags(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "no @modelcontextprotocol/server-everything") {
 		t.Errorf("bench --npm EMPTY: %d %q", code, errs)
 	}
-	code, _, errs = runCLI(t, "__replay-server", "--corpus", dir)
+	code, _, errs = runCLI(t, "replay-server", "--corpus", dir)
 	if code != exitUsage || !strings.Contains(errs, "no <server>.json files") {
-		t.Errorf("__replay-server --corpus EMPTY: %d %q", code, errs)
+		t.Errorf("replay-server --corpus EMPTY: %d %q", code, errs)
 	}
-	code, _, errs = runCLI(t, "__replay-server", "--corpus", "../../index/testdata/search-corpus", "--slice", "3/3")
+	code, _, errs = runCLI(t, "replay-server", "--corpus", "../../index/testdata/search-corpus", "--slice", "3/3")
 	if code != exitUsage || !strings.Contains(errs, "want K/N") {
-		t.Errorf("__replay-server --slice 3/3: %d %q", code, errs)
+		t.Errorf("replay-server --slice 3/3: %d %q", code, errs)
+	}
+}
+
+// TestToolfoldBinary: bench measures the binary --toolfold names, which
+// must exist, else one it builds from a clone, which the directory must be.
+func TestToolfoldBinary(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := toolfoldBinary(context.Background(), filepath.Join(dir, "none"), io.Discard); err == nil || !strings.Contains(err.Error(), "--toolfold") {
+		t.Errorf("--toolfold MISSING: %v", err)
+	}
+	bin, cleanup, err := toolfoldBinary(context.Background(), os.Args[0], io.Discard)
+	if err != nil || bin != os.Args[0] {
+		t.Errorf("--toolfold %s: %q %v", os.Args[0], bin, err)
+	} else {
+		cleanup()
+	}
+	if _, err := bench.BuildToolfold(context.Background(), dir, dir); err == nil || !strings.Contains(err.Error(), "not a toolfold clone") {
+		t.Errorf("BuildToolfold outside a clone: %v", err)
 	}
 }
