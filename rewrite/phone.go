@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/internal/third_party/phonenumbers"
 )
 
 // region is how a country writes national phone numbers: with a trunk '0'

@@ -1,11 +1,12 @@
 package rewrite
 
 import (
-	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/internal/third_party/phonenumbers"
 )
 
 // Phone numbers are checked against libphonenumber's metadata (through
-// internal/phonenumbers, a copy of github.com/nyaruka/phonenumbers): which lengths a country's numbers
+// internal/third_party/phonenumbers, a copy of
+// github.com/nyaruka/phonenumbers): which lengths a country's numbers
 // have, which national prefixes and ranges are assigned. The scanner
 // finds the digit runs; the library says whether one can be a number.
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"go/build"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -99,6 +100,33 @@ func TestLabCommandsPointAtLab(t *testing.T) {
 		code, out, errs := runCLI(t, cmd, "--quick")
 		if code != exitUsage || out != "" || !strings.Contains(errs, "go run ./cmd/toolfold-lab "+cmd) {
 			t.Errorf("toolfold %s: exit %d, stdout %q, stderr %q", cmd, code, out, errs)
+		}
+	}
+}
+
+// TestThirdPartyCopiesNoted: each library copied under internal/third_party
+// carries its licence and a README.md saying where it came from, which
+// release, and how to update it.
+func TestThirdPartyCopiesNoted(t *testing.T) {
+	root := filepath.Join("..", "..", "internal", "third_party")
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no copied libraries in %s: %v", root, err)
+	}
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "LICENSE")); err != nil {
+			t.Errorf("%s: no LICENSE: %v", dir, err)
+		}
+		readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+		if err != nil {
+			t.Errorf("%s: no README.md: %v", dir, err)
+			continue
+		}
+		for _, want := range []string{"**Upstream:** https://", "**Version:**", "## What was changed", "## How to update"} {
+			if !strings.Contains(string(readme), want) {
+				t.Errorf("%s/README.md lacks %q", dir, want)
+			}
 		}
 	}
 }

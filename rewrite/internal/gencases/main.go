@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/internal/third_party/phonenumbers"
 	"github.com/toolfold/toolfold/rewrite/internal/casegen"
 )
 

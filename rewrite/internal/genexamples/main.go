@@ -5,8 +5,8 @@
 // people tuning the detectors.
 //
 //   - phone numbers: libphonenumber's example number of every region and
-//     every number type it has one for (internal/phonenumbers, metadata
-//     from Google's libphonenumber, Apache 2.0), printed by the library's
+//     every number type it has one for (internal/third_party/phonenumbers,
+//     metadata from Google's libphonenumber, Apache 2.0), printed by the library's
 //     own formatter (national, international, E.164, RFC 3966, dialled
 //     from abroad) with its spaces kept or turned into other separators;
 //   - IBANs: the example IBAN of every country of the SWIFT IBAN registry
@@ -33,7 +33,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolfold/toolfold/internal/phonenumbers"
+	"github.com/toolfold/toolfold/internal/third_party/phonenumbers"
 	"github.com/toolfold/toolfold/rewrite/internal/casegen"
 )
 

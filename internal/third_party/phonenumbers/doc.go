@@ -10,8 +10,6 @@
 //   - The carrier and geocoding data and code (912 KB of prefix files)
 //     are left out: package rewrite only checks lengths and validity.
 //
-// Everything else is the upstream code as released. To update, copy the
-// new release's non-test .go files and data over these, delete carrier.go
-// and geocoding.go and their embeds in metadata.go, and redo the first
-// change (grep for "toolfold").
+// Everything else is the upstream code as released. README.md beside this
+// file says which release and how to update the copy.
 package phonenumbers
