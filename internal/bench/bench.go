@@ -124,6 +124,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer os.RemoveAll(work)
 	e := &env{opts: opts, log: opts.Log, work: work, direct: make(map[string]*client)}
 	defer e.close()
+	// The in-process rows depend on it: the lab's own binary is as large
+	// as toolfold, toolfold-sandbox a third of it to start.
+	e.progress("in-process toolfold: %s", sandbox.ExeNote())
 	if err := e.startSample(ctx); err != nil {
 		return nil, err
 	}
