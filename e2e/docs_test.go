@@ -24,7 +24,9 @@ package e2e
 // under a home directory, dates).
 //
 // Figures in prose are compared too, where they are the sample's: see
-// TestDocsFigures for the phrases it reads.
+// TestDocsFigures for the phrases it reads. The search_tools description
+// docs/search.md quotes is compared with the one served
+// (TestDocsSearchDescription).
 
 import (
 	"fmt"
@@ -140,8 +142,9 @@ func linesMatch(want, got []string) bool {
 // sample proxy.yaml and docs/examples/, and a bin directory with toolfold
 // and an npx that starts the pinned npm servers with node.
 type docsEnv struct {
-	dir string
-	env []string
+	dir   string
+	env   []string // the whole environment of a snippet
+	extra []string // what it adds to the test's own
 }
 
 func newDocsEnv(t *testing.T) *docsEnv {
@@ -169,10 +172,11 @@ func newDocsEnv(t *testing.T) *docsEnv {
 			e.env = append(e.env, kv)
 		}
 	}
-	e.env = append(e.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+filepath.Join(dir, "home"),
-		"TOOLFOLD_MEMORY_FILE="+filepath.Join(dir, "memory.jsonl"),
-		"TOOLFOLD_LOG=error")
+	e.extra = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(dir, "home"),
+		"TOOLFOLD_MEMORY_FILE=" + filepath.Join(dir, "memory.jsonl"),
+		"TOOLFOLD_LOG=error"}
+	e.env = append(e.env, e.extra...)
 	return e
 }
 
@@ -379,6 +383,42 @@ func checkFiguresRows(t *testing.T, f sampleFigures) {
 			t.Errorf("docs/figures.md: row %q says %s; `toolfold check -c proxy.yaml` prints %s", r[1], r[2], want(f))
 		}
 	}
+}
+
+// quotedDescription is the blockquote in docs/search.md that quotes
+// search_tools' description for the sample.
+var quotedDescription = regexp.MustCompile(`(?m)(?:^> .*\n)*^> Find tools of the MCP servers(?:.*\n)(?:^> .*\n)*`)
+
+// TestDocsSearchDescription compares the search_tools description that
+// docs/search.md quotes with the one toolfold serves for the sample.
+func TestDocsSearchDescription(t *testing.T) {
+	e := newDocsEnv(t)
+	data, err := os.ReadFile("../docs/search.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quote := quotedDescription.FindString(string(data))
+	if quote == "" {
+		t.Fatal("docs/search.md no longer quotes search_tools' description in a blockquote starting \"> Find tools of the MCP servers\"")
+	}
+	var words []string
+	for _, l := range strings.Split(strings.TrimSpace(quote), "\n") {
+		words = append(words, strings.Fields(strings.TrimPrefix(l, ">"))...)
+	}
+	cs := startStdioEnv(t, filepath.Join(e.dir, "proxy.yaml"), e.extra...).cs
+	res, err := cs.ListTools(testCtx(t, callTimeout), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "search_tools" {
+			if got, want := strings.Join(strings.Fields(tool.Description), " "), strings.Join(words, " "); got != want {
+				t.Errorf("docs/search.md quotes search_tools' description as\n%s\nbut toolfold serves\n%s", want, got)
+			}
+			return
+		}
+	}
+	t.Fatalf("toolfold serves no search_tools: %v", res.Tools)
 }
 
 // TestDocsMatching pins the snippet convention's matching rules.
