@@ -53,7 +53,7 @@ func TestPinWithoutHybridWarns(t *testing.T) {
 	}
 }
 
-// TestPinSkill: pin: [skills.NAME] exposes a saved skill, as the README
+// TestPinSkill: pin: [skills.NAME] exposes a saved skill, as docs/configuration.md
 // says; skills is no upstream but is a server (issue 28 item 9).
 func TestPinSkill(t *testing.T) {
 	cfg, err := Parse("p.yaml", []byte("upstreams:\n  a: {command: x}\nexpose: hybrid\npin: [skills.daily_report, a.foo]\n"), nil)

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A cluster is what README's "Replicas" describes, on loopback: a real
+// A cluster is what docs/replicas.md describes, on loopback: a real
 // redis-server, toolfold replicas sharing it through store:, and a real
 // HAProxy in front sticking sessions by Mcp-Session-Id (deploy/haproxy.cfg,
 // with its addresses replaced).
@@ -199,7 +199,7 @@ func (c *cluster) startReplica(name, cfgFile string) *replica {
 
 // kill ends the replica at once, as a crash would. Running as root, its
 // session workspaces were tmpfs mounts, which a crash leaves mounted (a
-// known limit, README's Sandbox section): they are detached here, as an
+// known limit, docs/sandbox.md): they are detached here, as an
 // operator would, so the test's temporary directory can be removed.
 func (r *replica) kill() {
 	_ = r.cmd.Process.Kill()

@@ -106,7 +106,7 @@ func listTools(t *testing.T, cs *mcp.ClientSession) ([]*mcp.Tool, int) {
 }
 
 // TestUpstreamsDirect connects to each real upstream without toolfold: it checks
-// the installs and measures what toolfold saves (the README quotes these figures).
+// the installs and measures what toolfold saves (docs/figures.md quotes these figures).
 func TestUpstreamsDirect(t *testing.T) {
 	ups, _ := npmTrio(t)
 	ups["go-everything"] = upstream{Command: needGoEverything(t)}

@@ -8,7 +8,7 @@ import (
 )
 
 // Health, readiness and a graceful drain, for replicas behind a load
-// balancer (README, "Replicas").
+// balancer (docs/replicas.md).
 //
 //   - /healthz answers 200 while the process serves HTTP: a load balancer's
 //     liveness check. It says nothing else.

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Bounds on what HTTP clients can hold (README, "Replicas"):
+// Bounds on what HTTP clients can hold (docs/replicas.md):
 //
 //   - http.max_sessions live sessions (sessionCap): past it a request that
 //     would start a session gets 503 with Retry-After and a JSON-RPC error

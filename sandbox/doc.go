@@ -329,7 +329,7 @@
 // # Threat model
 //
 // The script is hostile and every layer assumes the ones above it failed
-// (README.md, "Sandbox", has the table). The proxy survives anything the
+// (docs/sandbox.md has the table). The proxy survives anything the
 // script does (memory, CPU, output, recursion, bridge abuse); the script
 // never sees the proxy's environment (upstream API keys) or files; it
 // reaches no network; no process of a script outlives Run (the init kills

@@ -15,7 +15,7 @@ import (
 // else files beside the config (a temporary directory's worth of nothing
 // when the config was not read from a file: then nothing is shared). With
 // store.key (required for Redis by config), every entry is signed and
-// checked on read: the store is a trust root (README, Replicas). log gets
+// checked on read: the store is a trust root (docs/replicas.md). log gets
 // the refused entries; nil discards.
 func openStore(cfg *config.Config, log *slog.Logger) (store.Store, error) {
 	dir := cfg.StoreDir()

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Print writes the report as Markdown tables (the README carries them as
+// Print writes the report as Markdown tables (docs/token-economy.md carries them as
 // printed).
 func (r *Report) Print(w io.Writer) {
 	mode := ""

@@ -1,0 +1,2 @@
+import math
+return math.hypot(args["a"], args["b"])
