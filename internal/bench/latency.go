@@ -138,7 +138,7 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		_, err := bin.call(ctx, "run_script", map[string]any{"code": echoScript})
 		return err
 	}})
-	cases = append(cases, latencyCase{name: fmt.Sprintf("search_tools, %d tools (toolfold binary, stdio)", rep.Schemas[0].Tools), n: calls, call: func(ctx context.Context) error {
+	cases = append(cases, latencyCase{name: searchCaseName(rep), n: calls, call: func(ctx context.Context) error {
 		_, err := bin.call(ctx, "search_tools", map[string]any{"query": "echo a message"})
 		return err
 	}})
@@ -274,4 +274,13 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.TrimSpace(string(t.b))
+}
+
+// searchCaseName names the binary's search case with the sample's tool
+// count when the schemas section ran (bench --only latency skips it).
+func searchCaseName(rep *Report) string {
+	if len(rep.Schemas) == 0 {
+		return "search_tools (toolfold binary, stdio)"
+	}
+	return fmt.Sprintf("search_tools, %d tools (toolfold binary, stdio)", rep.Schemas[0].Tools)
 }
