@@ -105,7 +105,7 @@ func New(src Source, opts *Options) *Dashboard {
 	m := hmac.New(sha256.New, []byte(d.token))
 	m.Write([]byte("csrf"))
 	d.csrf = hex.EncodeToString(m.Sum(nil))
-	d.hub.subs = map[*sub]bool{}
+	d.hub.subs, d.hub.done = map[*sub]bool{}, make(chan struct{})
 	return d
 }
 

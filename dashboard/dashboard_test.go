@@ -269,3 +269,22 @@ func TestEconomyChart(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseEndsStreams: Close ends the open event streams, so that the
+// server's shutdown need not wait for them.
+func TestCloseEndsStreams(t *testing.T) {
+	d, h := newTest(t)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/ui/events", nil)
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	d.Close()
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Errorf("reading the stream to its end: %v", err)
+	}
+}

@@ -21,9 +21,15 @@ const (
 
 // hub fans events out to the open event streams.
 type hub struct {
-	mu   sync.Mutex
-	subs map[*sub]bool
+	mu        sync.Mutex
+	subs      map[*sub]bool
+	done      chan struct{} // closed by Close: the streams end
+	closeOnce sync.Once
 }
+
+// Close ends the open event streams (a server's Shutdown would otherwise
+// wait for them); a page that reconnects later finds no server.
+func (d *Dashboard) Close() { d.hub.closeOnce.Do(func() { close(d.hub.done) }) }
 
 // sub is one open stream: the audit filter it was opened with, and the
 // events waiting to be written (dropped when the reader is too slow:
@@ -123,6 +129,8 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, ": ping\n\n")
 			fl.Flush()
 		case <-r.Context().Done():
+			return
+		case <-d.hub.done:
 			return
 		}
 	}
