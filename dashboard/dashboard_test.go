@@ -288,3 +288,27 @@ func TestCloseEndsStreams(t *testing.T) {
 		t.Errorf("reading the stream to its end: %v", err)
 	}
 }
+
+// TestEventsStartWithNow: a stream opens with the live sections as they
+// are, so that an approval parked between a page's rendering and its
+// stream's opening still reaches it.
+func TestEventsStartWithNow(t *testing.T) {
+	d, h := newTest(t)
+	_, id := ask(t, d, t.Context())
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/ui/events", nil)
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), `value="`+id+`"`) {
+			return
+		}
+	}
+	t.Fatal("the stream ended without the waiting approval")
+}

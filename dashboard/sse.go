@@ -117,6 +117,15 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, ": toolfold dashboard\n\n")
+	// The sections as they are now: what changed between the page's
+	// rendering and this subscription is not lost.
+	snap := d.snapshot()
+	for _, section := range []string{sectionRuns, sectionApprovals} {
+		var b bytes.Buffer
+		if err := d.renderSection(&b, section, snap); err == nil {
+			writeEvent(w, event{section, b.String()})
+		}
+	}
 	fl.Flush()
 	ping := time.NewTicker(20 * time.Second)
 	defer ping.Stop()

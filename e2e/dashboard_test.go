@@ -51,13 +51,19 @@ func TestDashboardBrowser(t *testing.T) {
 ui: 127.0.0.1:0
 `)
 	proc := startStdioClient(t, cfg, nil, nil) // no elicitation: the page is the only way to ask
-	m := dashURLRE.FindStringSubmatch(proc.stderr.String())
-	if m == nil {
-		t.Fatalf("serve printed no dashboard URL; stderr:\n%s", proc.stderr)
+	ctx := testCtx(t, callTimeout)
+	var m []string
+	for m == nil { // printed before serving, but stderr is copied to the test by a goroutine
+		if m = dashURLRE.FindStringSubmatch(proc.stderr.String()); m == nil {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("serve printed no dashboard URL; stderr:\n%s", proc.stderr)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
 	}
 	url := m[1]
 	base := strings.SplitN(url, "/?", 2)[0]
-	ctx := testCtx(t, callTimeout)
 
 	stream := followEvents(t, url)
 	b.open(ctx, url, "/")
@@ -136,6 +142,7 @@ return tools.memory.read_graph{}`
 	}
 
 	b.open(ctx, base+"/ui/runs", "/ui/runs")
+	b.eval(`document.querySelector("details.run").open = true`, nil) // the run's code, calls and answer
 	shot := b.screenshot()
 	checkNotBlank(t, shot)
 	dir := os.Getenv("TOOLFOLD_SCREENSHOT_DIR")
