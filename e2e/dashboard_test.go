@@ -218,3 +218,56 @@ func followEvents(t *testing.T, url string) *syncBuffer {
 	}
 	return buf
 }
+
+// TestDashboardOnHTTPListener: `serve --http` offers the dashboard at / of
+// its listener, printing its URL: without the token / is 404 and shows
+// nothing; with it, the page lists the MCP client's session by its tag,
+// never its Mcp-Session-Id, and its run.
+func TestDashboardOnHTTPListener(t *testing.T) {
+	cfg := writeConfig(t, configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")}))
+	proc, mcpURL := startHTTPProc(t, cfg)
+	ctx := testCtx(t, callTimeout)
+	var m []string
+	for m == nil {
+		if m = dashURLRE.FindStringSubmatch(proc.stderr.String()); m == nil {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("serve --http printed no dashboard URL; stderr:\n%s", proc.stderr)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	url := m[1]
+	base := strings.TrimSuffix(mcpURL, "/mcp")
+	if !strings.HasPrefix(url, base+"/?token=") {
+		t.Fatalf("dashboard URL %s: want it on the listener, %s/?token=…", url, base)
+	}
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET / without the token: %d, want 404", resp.StatusCode)
+	}
+	cs := connectHTTP(t, mcpURL)
+	scriptOK(t, cs, `return tools.memory.read_graph{}`)
+
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	resp, err = client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	_, _ = page.ReadFrom(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"Upstreams", "memory.read_graph", `<code>s-`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the overview lacks %q:\n%s", want, page.String())
+		}
+	}
+	if id := cs.ID(); id == "" || strings.Contains(page.String(), id) {
+		t.Errorf("the page holds the session id %q (or the session has none)", id)
+	}
+}
