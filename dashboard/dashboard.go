@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
@@ -20,11 +21,13 @@ import (
 
 // Bounds of what the page keeps in memory.
 const (
-	maxRuns      = 200  // past runs kept
-	maxRecords   = 2000 // audit records kept
-	maxOutput    = 8 << 10
-	maxEconomy   = 500 // points of the token chart
-	bytesPerToke = 4   // the estimate the proxy's footer uses too
+	maxRuns      = 200      // past runs kept
+	maxShownRuns = 30       // runs a page or an event shows: the newest
+	maxRecords   = 2000     // audit records kept
+	maxOutput    = 8 << 10  // bytes of a run's answer kept
+	maxCode      = 16 << 10 // bytes of a run's code kept
+	maxEconomy   = 500      // points of the token chart
+	bytesPerToke = 4        // the estimate the proxy's footer uses too
 )
 
 // Source is what the page reads from the proxy on each request.
@@ -125,6 +128,7 @@ func randomHex(n int) string {
 
 // RunStarted records a run that started (proxy.Observer).
 func (d *Dashboard) RunStarted(s proxy.RunStart) {
+	s.Code = cut(s.Code, maxCode)
 	d.mu.Lock()
 	r := &run{RunStart: s}
 	d.runs = append(d.runs, r)
@@ -152,6 +156,7 @@ func (d *Dashboard) Recorded(r audit.Record) {
 	if r.Time.IsZero() {
 		r.Time = d.now()
 	}
+	r.Args, r.Code = nil, "" // not shown in a row; a run's code is kept from its start
 	d.mu.Lock()
 	d.records = append(d.records, r)
 	if len(d.records) > maxRecords {
@@ -171,9 +176,7 @@ func (d *Dashboard) Recorded(r audit.Record) {
 
 // RunEnded records a run's end (proxy.Observer).
 func (d *Dashboard) RunEnded(e proxy.RunEnd) {
-	if len(e.Output) > maxOutput {
-		e.Output = e.Output[:maxOutput] + "\n[… cut on the dashboard]"
-	}
+	e.Output = cut(e.Output, maxOutput)
 	d.mu.Lock()
 	if r := d.byID[e.RunID]; r != nil {
 		r.End = &e
@@ -237,6 +240,7 @@ func (d *Dashboard) answer(id, choice string) error {
 // snapshot copies what the pages show, under d.mu.
 type snapshot struct {
 	Runs      []run
+	OlderRuns int // runs kept but not shown
 	Records   []audit.Record
 	Approvals []pending
 	Economy   []point
@@ -246,7 +250,8 @@ func (d *Dashboard) snapshot() snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var s snapshot
-	for i := len(d.runs) - 1; i >= 0; i-- { // newest first
+	s.OlderRuns = max(len(d.runs)-maxShownRuns, 0)
+	for i := len(d.runs) - 1; i >= s.OlderRuns; i-- { // newest first
 		r := *d.runs[i]
 		r.Calls = slices.Clone(r.Calls)
 		s.Runs = append(s.Runs, r)
@@ -260,4 +265,15 @@ func (d *Dashboard) snapshot() snapshot {
 	}
 	s.Economy = slices.Clone(d.economy)
 	return s
+}
+
+// cut keeps the first n bytes of s (at a UTF-8 boundary), saying so.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "\n[… cut on the dashboard]"
 }

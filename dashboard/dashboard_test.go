@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
@@ -311,4 +312,29 @@ func TestEventsStartWithNow(t *testing.T) {
 		}
 	}
 	t.Fatal("the stream ended without the waiting approval")
+}
+
+// TestBounds: the page keeps what it shows bounded: the newest runs
+// shown, a long answer cut on a character boundary, no arguments kept.
+func TestBounds(t *testing.T) {
+	d, h := newTest(t)
+	for i := range maxShownRuns + 3 {
+		id := "run-" + strings.Repeat("x", i+1)
+		d.RunStarted(proxy.RunStart{RunID: id})
+		d.RunEnded(proxy.RunEnd{RunID: id, Output: strings.Repeat("é", maxOutput)})
+	}
+	d.Recorded(audit.Record{Kind: audit.KindCall, Tool: "crm.get", Args: []byte(`{"a":1}`)})
+	s := d.snapshot()
+	if len(s.Runs) != maxShownRuns || s.OlderRuns != 3 {
+		t.Errorf("%d runs shown, %d older; want %d and 3", len(s.Runs), s.OlderRuns, maxShownRuns)
+	}
+	if out := s.Runs[0].End.Output; len(out) > maxOutput+64 || !strings.HasSuffix(out, "[… cut on the dashboard]") || !utf8.ValidString(out) {
+		t.Errorf("answer of %d bytes, valid UTF-8 %v: want it cut at %d", len(out), utf8.ValidString(out), maxOutput)
+	}
+	if s.Records[0].Args != nil {
+		t.Errorf("a record kept its arguments")
+	}
+	if body := serve(h, request("GET", "/ui/runs", true, nil)).Body.String(); !strings.Contains(body, "3 older runs") {
+		t.Errorf("the runs page does not say older runs are not shown")
+	}
 }

@@ -9,7 +9,14 @@
   ["runs", "approvals"].forEach(function (name) {
     es.addEventListener(name, function (e) {
       var el = document.getElementById(name);
-      if (el) { el.innerHTML = e.data; }
+      if (!el) { return; }
+      // Runs the person opened stay open.
+      var open = {};
+      el.querySelectorAll("details[data-run]").forEach(function (d) { open[d.dataset.run] = d.open; });
+      el.innerHTML = e.data;
+      el.querySelectorAll("details[data-run]").forEach(function (d) {
+        if (d.dataset.run in open) { d.open = open[d.dataset.run]; }
+      });
     });
   });
   es.addEventListener("audit-row", function (e) {
