@@ -16,12 +16,14 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/store"
 )
 
 const testToken = "t0k3n"
 
-// fakeSource is a proxy with one upstream and one session.
-type fakeSource struct{}
+// fakeSource is a proxy with one upstream and one session, and pins
+// when pins is set.
+type fakeSource struct{ pins *policy.Pins }
 
 func (fakeSource) Status() []proxy.UpstreamStatus {
 	return []proxy.UpstreamStatus{{Name: "crm", Transport: "stdio", State: "connected", Tools: []*mcp.Tool{{Name: "get"}}}}
@@ -29,7 +31,7 @@ func (fakeSource) Status() []proxy.UpstreamStatus {
 func (fakeSource) Sessions() []proxy.SessionInfo {
 	return []proxy.SessionInfo{{Tag: "s-0011aabb", Started: time.Now()}}
 }
-func (fakeSource) Pins() *policy.Pins { return nil }
+func (f fakeSource) Pins() *policy.Pins { return f.pins }
 
 func newTest(t *testing.T) (*Dashboard, http.Handler) {
 	t.Helper()
@@ -337,4 +339,35 @@ func TestBounds(t *testing.T) {
 	if body := serve(h, request("GET", "/ui/runs", true, nil)).Body.String(); !strings.Contains(body, "3 older runs") {
 		t.Errorf("the runs page does not say older runs are not shown")
 	}
+}
+
+// TestPinsShown: the overview lists pinned tools and says how to approve
+// one whose definition changed.
+func TestPinsShown(t *testing.T) {
+	st, err := store.Files(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := policy.NewPins(st)
+	ctx := t.Context()
+	for _, c := range []struct{ name, hash string }{{"crm.get", "h1"}, {"crm.delete", "h1"}, {"crm.delete", "h2"}} {
+		if _, err := pins.Check(ctx, c.name, c.hash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := New(fakeSource{pins: pins}, &Options{Token: testToken}).Handler()
+	body := serve(h, request("GET", "/", true, nil)).Body.String()
+	for _, want := range []string{`<tr class="pin-unchanged"><td>crm.get</td><td>pinned`, `<tr class="pin-changed"><td>crm.delete</td>`, "toolfold tools approve crm.delete"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("overview lacks %q:\n%s", want, body)
+		}
+	}
+	if off := serve(newTestHandler(t), request("GET", "/", true, nil)).Body.String(); !strings.Contains(off, "Pinning is off") {
+		t.Errorf("without pins the overview does not say pinning is off")
+	}
+}
+
+func newTestHandler(t *testing.T) http.Handler {
+	_, h := newTest(t)
+	return h
 }
