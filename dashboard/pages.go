@@ -121,11 +121,11 @@ func formatCount(n int64) string {
 func chart(pts []point) (template.HTML, point) {
 	const w, h, pad = 640.0, 220.0, 30.0
 	var tot point
-	kept, ret := make([]int64, len(pts)), make([]int64, len(pts))
+	kept, ret := make([]int64, len(pts)+1), make([]int64, len(pts)+1) // from 0, before the first run
 	for i, p := range pts {
 		tot.Kept += p.Kept
 		tot.Returned += p.Returned
-		kept[i], ret[i] = tot.Kept, tot.Returned
+		kept[i+1], ret[i+1] = tot.Kept, tot.Returned
 	}
 	top := max(tot.Kept, tot.Returned, 1)
 	line := func(vals []int64) string {
@@ -146,7 +146,11 @@ func chart(pts []point) (template.HTML, point) {
 	fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, pad, h-pad, w-pad, h-pad)
 	fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, pad, pad, pad, h-pad)
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s tokens</text>`, pad+4, pad-8, formatCount(top))
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%d runs</text>`, w-pad-50, h-8, len(pts))
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="middle">%d runs</text>`, w/2, h-8, len(pts))
+	if len(pts) > 0 {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`, pad, h-8, pts[0].T.Local().Format("15:04:05"))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11" text-anchor="end">%s</text>`, w-pad, h-8, pts[len(pts)-1].T.Local().Format("15:04:05"))
+	}
 	if len(pts) > 0 {
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="#2a7" stroke-width="2" points="%s"/>`, line(kept))
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="#c52" stroke-width="2" points="%s"/>`, line(ret))

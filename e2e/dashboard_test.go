@@ -91,6 +91,7 @@ return tools.memory.read_graph{}`
 	b.open(ctx, base+"/ui/approvals", "/ui/approvals")
 	b.waitFor(ctx, "the approval", `document.querySelector("form.approval button[value=allow_once]")`)
 	approvalHTML := b.html()
+	saveScreenshot(t, b, "approval-waiting")
 	if !strings.Contains(approvalHTML, "memory.create_entities") || !strings.Contains(approvalHTML, "[EMAIL_") {
 		t.Errorf("the approval does not show the call with its token:\n%s", approvalHTML)
 	}
@@ -125,6 +126,7 @@ return tools.memory.read_graph{}`
 			t.Errorf("%s lacks %q:\n%s", path, want, h)
 		}
 		pages[path] = h
+		saveScreenshot(t, b, strings.Trim(strings.ReplaceAll(path, "/ui/", ""), "/"))
 	}
 	if !strings.Contains(pages["/ui/audit"], "allow_once") {
 		t.Errorf("the audit page does not show the page's answer:\n%s", pages["/ui/audit"])
@@ -154,6 +156,22 @@ return tools.memory.read_graph{}`
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", file)
+}
+
+// saveScreenshot saves the page as dashboard-NAME.png in
+// $TOOLFOLD_SCREENSHOT_DIR, when it is set (to look at the pages).
+func saveScreenshot(t *testing.T, b *browser, name string) {
+	t.Helper()
+	dir := os.Getenv("TOOLFOLD_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	if name == "" {
+		name = "overview"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dashboard-"+name+".png"), b.screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkNotBlank decodes a PNG and fails unless it has some variety of

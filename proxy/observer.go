@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/policy"
+	"github.com/toolfold/toolfold/rewrite"
 )
 
 // Observer is told what the proxy does as it does it; the local dashboard
@@ -133,11 +134,14 @@ func either(a, b policy.Asker) policy.Asker {
 func approvalOf(tool string, args json.RawMessage, why string, notes []policy.TokenNote) Approval {
 	a := Approval{Tool: tool, Args: args, Why: why}
 	for _, n := range notes {
-		from := n.Origin
-		if from == "" {
-			from = "an unknown source"
+		from := "from " + n.Origin
+		switch n.Origin {
+		case "":
+			from = "from a source toolfold does not know"
+		case rewrite.OriginClient:
+			from = "typed by the client or its script"
 		}
-		a.Tokens = append(a.Tokens, fmt.Sprintf("%s: %s, from %s", n.Token, n.Type, from))
+		a.Tokens = append(a.Tokens, fmt.Sprintf("%s: %s, %s", n.Token, n.Type, from))
 	}
 	return a
 }
@@ -170,7 +174,27 @@ func (p *Proxy) observeStart(ctx context.Context, code string) {
 	}
 	run := runOf(ctx)
 	p.guard.obs.RunStarted(RunStart{Time: time.Now(), Session: auditSession(sessionOf(ctx)), RunID: run.id,
-		Language: run.lang, Code: p.tokenizeCode(ctx, code)})
+		Language: run.lang, Code: shownCode(ctx, code)})
+}
+
+// shownCode is code as a person may see it: its personal data replaced
+// by the session's tokens, minted as the client's (the code is its
+// script's), and the tokens it holds already left as written.
+func shownCode(ctx context.Context, code string) string {
+	v := rewrite.FromContext(ctx)
+	if v == nil {
+		return code
+	}
+	raw, err := json.Marshal(code)
+	if err != nil {
+		return "(code not shown)"
+	}
+	shown, err := v.ShowJSON(raw)
+	var out string
+	if err != nil || json.Unmarshal(shown, &out) != nil {
+		return "(code not shown: it could not be tokenized)"
+	}
+	return out
 }
 
 // observeEnd tells the observer that ctx's run ended with text.

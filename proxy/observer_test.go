@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,6 +74,9 @@ func TestObserverAnswersForAClientThatCannotAsk(t *testing.T) {
 			if len(obs.asks) != 1 || obs.asks[0].Tool != "notes.create" || obs.asks[0].ClientAsked || obs.asks[0].RunID == "" ||
 				!strings.Contains(string(obs.asks[0].Args), "[EMAIL_1]") || !strings.Contains(obs.asks[0].Why, "policy rule 1") {
 				t.Errorf("asks %+v: want one about notes.create in a run, tokenized, the client not asked", obs.asks)
+			}
+			if !slices.Contains(obs.asks[0].Tokens, "[EMAIL_1]: EMAIL, typed by the client or its script") {
+				t.Errorf("the ask's tokens %q: want the script's email as typed by the client", obs.asks[0].Tokens)
 			}
 			if len(obs.starts) != 1 || len(obs.ends) != 1 || obs.starts[0].RunID != obs.ends[0].RunID ||
 				!strings.Contains(obs.starts[0].Code, "[EMAIL_1]") || obs.starts[0].Language != "lua" {

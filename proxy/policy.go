@@ -222,9 +222,6 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 	if g.obs != nil {
 		g.obs.Recorded(r)
 	}
-	if !g.audit.CapturesCode() {
-		r.Code = "" // kept for the observer only
-	}
 	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
 }
 

@@ -316,19 +316,13 @@ func (p *Proxy) auditRun(ctx context.Context, start time.Time, code string, res 
 	if res != nil {
 		r.Calls = res.ToolCalls
 	}
-	if p.guard.audit.CapturesCode() || p.guard.obs != nil {
-		r.Code = p.tokenizeCode(ctx, code) // record drops it for an audit that does not capture code
+	if p.guard.audit.CapturesCode() {
+		r.Code = code
+		if v := rewrite.FromContext(ctx); v != nil {
+			r.Code = v.Tokenize(code)
+		}
 	}
 	p.guard.record(ctx, r, err)
-}
-
-// tokenizeCode is code with its personal data replaced by the session's
-// tokens.
-func (p *Proxy) tokenizeCode(ctx context.Context, code string) string {
-	if v := rewrite.FromContext(ctx); v != nil {
-		return v.Tokenize(code)
-	}
-	return code
 }
 
 // renderRun formats a run: output, "=> value", error, footer. resultTokens
