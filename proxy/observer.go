@@ -76,16 +76,17 @@ type Approval struct {
 
 // observed wraps ask, the client's asker (nil: the client cannot ask), so
 // that the observer's page is asked too; without an observer it is ask.
-// a describes the call. A run whose client cannot ask is told on the
-// client's log and in its answer's footer that a person is asked on the
-// dashboard.
-func (g *guard) observed(ctx context.Context, ask policy.Asker, a Approval) policy.Asker {
+// describe describes the call, when a person is asked. A run whose client
+// cannot ask is told on the client's log and in its answer's footer that a
+// person is asked on the dashboard.
+func (g *guard) observed(ctx context.Context, ask policy.Asker, describe func() Approval) policy.Asker {
 	if g.obs == nil {
 		return ask
 	}
 	s := sessionOf(ctx)
-	a.Session, a.RunID, a.ClientAsked = auditSession(s), runOf(ctx).id, ask != nil
 	page := func(ctx context.Context, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		a := describe()
+		a.Session, a.RunID, a.ClientAsked = auditSession(s), runOf(ctx).id, ask != nil
 		if f := runFrameOf(ctx); f != nil {
 			f.budget.pageAsks.Add(1)
 		}

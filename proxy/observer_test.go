@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -107,8 +108,9 @@ func TestObserverAskedBesideTheClient(t *testing.T) {
 	obs := &pageObserver{answer: policy.ChoiceAllowOnce}
 	p, _ := startProxyWith(t, policyConfig(t, n), &Options{Observer: obs})
 	// The person never answers in the client: the run goes on with the
-	// page's answer, and the client's question is withdrawn.
-	withdrawn := make(chan struct{})
+	// page's answer. (The client's question is withdrawn, or never sent
+	// when the page answered first.)
+	never := make(chan struct{})
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)
@@ -118,16 +120,19 @@ func TestObserverAskedBesideTheClient(t *testing.T) {
 	t.Cleanup(func() { _ = ss.Close() })
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "asking-client"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			<-ctx.Done()
-			close(withdrawn)
-			return nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-never:
+				return nil, errors.New("the test ended")
+			}
 		}}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
+	t.Cleanup(func() { close(never) }) // first: a handler still waiting ends before the client closes
 	text, _ := runLua(t, cs, policyScript)
-	<-withdrawn
 	if len(n.list()) != 1 || !strings.Contains(text, "notes read") {
 		t.Errorf("the page's allow did not hold: %d notes; %s", len(n.list()), text)
 	}

@@ -167,11 +167,13 @@ func (g *guard) middleware() callMiddleware {
 			if g.audit != nil || g.obs != nil || d.Action == policy.Ask {
 				args, notes = shownArgs(ctx, c.Args)
 			}
-			why := d.Rule.String() + " asks a person first"
-			if d.Changed {
-				why = "the tool's definition changed since toolfold pinned it"
-			}
-			ask := g.observed(ctx, askerOf(ctx), approvalOf(c.Name, args, why, notes))
+			ask := g.observed(ctx, askerOf(ctx), func() Approval {
+				why := d.Rule.String() + " asks a person first"
+				if d.Changed {
+					why = "the tool's definition changed since toolfold pinned it"
+				}
+				return approvalOf(c.Name, args, why, notes)
+			})
 			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args, Tokens: notes, Reveal: g.reveal},
 				approvals, pausing(ask))
 			start := time.Now()
