@@ -25,6 +25,10 @@ type Config struct {
 	Skills    Skills    // saved skills: where they live and who may save (skills.go)
 	Policy    Policy    // which tool calls are made, asked about or refused (policy.go)
 	Audit     Audit     // a JSON line per upstream call and run; off unless File is set (policy.go)
+	// UI is the "ui:" key, the local dashboard (package dashboard): ""
+	// (the default: at / of the HTTP listener, off with stdio), UIOff, or a
+	// loopback host:port the dashboard listens on by itself.
+	UI string
 	// Warnings are non-fatal findings (unknown keys in a client's mcpServers
 	// file, a server name that was normalized): the caller logs them.
 	Warnings []string
@@ -162,6 +166,9 @@ type HTTP struct {
 	// Retry-After until one ends (DELETE, or 30 idle minutes).
 	MaxSessions int
 }
+
+// UIOff is the ui key's value that turns the dashboard off.
+const UIOff = "off"
 
 // DefaultMaxSessions is HTTP.MaxSessions unless the file sets one: sized
 // for one machine (each session may hold a workspace and warm children).

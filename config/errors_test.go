@@ -241,7 +241,7 @@ http:
 		name: "aliases and merge keys",
 		src:  "x: &x {command: y}\nupstreams:\n  a:\n    <<: [*x, 5]\n",
 		want: []string{
-			`test.yaml:1:1: x: unknown key "x"; known keys: upstreams, sandbox, http, telemetry, search, pii, expose, pin, namespace, store, skills, policy, audit`,
+			`test.yaml:1:1: x: unknown key "x"; known keys: upstreams, sandbox, http, telemetry, search, pii, expose, pin, namespace, store, skills, policy, audit, ui`,
 			`test.yaml:4:5: upstreams.a: << must merge a mapping or a list of mappings`,
 		},
 	}, {

@@ -12,7 +12,7 @@ import (
 
 // Keys of the toolfold format (proxy.yaml).
 var (
-	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills", "policy", "audit"}
+	topKeys  = []string{"upstreams", "sandbox", "http", "telemetry", "search", "pii", "expose", "pin", "namespace", "store", "skills", "policy", "audit", "ui"}
 	httpKeys = []string{"addr", "bearer_token", "drain_timeout", "max_sessions"}
 )
 
@@ -78,6 +78,8 @@ func (d *decoder) setting(f field, cfg *Config, x *expander, later *settingCheck
 		later.policy = f.val
 	case "audit":
 		d.audit(f.val, &cfg.Audit, cfg.Dir, x)
+	case "ui":
+		d.ui(f.val, &cfg.UI)
 	default:
 		return d.exposeKey(f, &cfg.Expose)
 	}
@@ -243,6 +245,38 @@ func (d *decoder) http(n *yaml.Node, h *HTTP, x *expander) {
 			d.errorf(f.key, p, "%s", unknownKey(f.name, httpKeys))
 		}
 	}
+}
+
+// ui decodes the "ui:" key: "off", or a loopback host:port for the
+// dashboard's own listener (package dashboard).
+func (d *decoder) ui(n *yaml.Node, ui *string) {
+	if isNull(n) {
+		return
+	}
+	s, ok := d.str(n, "ui")
+	if !ok || s == "" {
+		return
+	}
+	if msg := uiProblem(s); msg != "" {
+		d.errorf(n, "ui", "%s", msg)
+		return
+	}
+	*ui = s
+}
+
+// uiProblem says why s cannot be the ui key's value, or "".
+func uiProblem(s string) string {
+	if s == UIOff {
+		return ""
+	}
+	if msg := addrProblem(s); msg != "" {
+		return msg + `, or "off"`
+	}
+	host, _, _ := net.SplitHostPort(s)
+	if ip := net.ParseIP(host); !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Sprintf("%s is not a loopback address: the dashboard shows and answers what the agent does, so it serves this machine only; use 127.0.0.1:PORT (or localhost:PORT)", s)
+	}
+	return ""
 }
 
 // addrProblem says why s is not a host:port to listen on, or "".

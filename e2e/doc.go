@@ -16,6 +16,11 @@
 // call must arrive, with their parents, when toolfold exits. The test's own
 // OTEL_* variables never reach toolfold; tests that want some pass them.
 //
+// The dashboard is checked in a real browser: headless Chromium (the Debian
+// package, apt-get install -y chromium) driven over the DevTools protocol on
+// a pipe (chromium_test.go). Without it that test is skipped, except under
+// CI=true, where it fails.
+//
 // Every test has a deadline, and every process a test starts is checked at teardown:
 // toolfold must leave no upstream or script process running, and its stderr must
 // show no panic and no data race.
@@ -25,5 +30,7 @@
 //	TOOLFOLD_E2E_CACHE  where installs are cached
 //	TOOLFOLD_E2E_RACE   1 or 0: build toolfold with -race or without; by
 //	                    default it follows the test binary (go test -race)
-//	CI=true             missing node/npm is a failure, not a skip
+//	TOOLFOLD_SCREENSHOT_DIR  where the dashboard test saves its screenshots
+//	                    (default: a temporary directory)
+//	CI=true             missing node/npm or chromium is a failure, not a skip
 package e2e

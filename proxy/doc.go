@@ -52,6 +52,13 @@
 // person decides. Tools are pinned as the catalog is built, and
 // search_tools shows each tool's policy.
 //
+// An Observer (observer.go; Options.Observer, the dashboard of package
+// dashboard) is told of each run's start and end and gets every audit
+// record, all tokenized, and is asked about each parked call beside the
+// client (the first answer wins), or instead of it when the client has no
+// elicitation: then the call waits for the observer's page, and the run's
+// answer says a person was asked there.
+//
 // Where a PII token's value may go (flows.go): callChain's flows entry
 // decides each token a call's arguments hold, by pii.flows and, where it
 // asks, by the person (the same form); the upstream edge (rewrite.go)

@@ -60,7 +60,10 @@ func (g *guard) flowsMiddleware() callMiddleware {
 			if s := sessionOf(ctx); s != nil {
 				approvals = &s.approvals
 			}
-			vs, err := g.pol.AuthorizeFlows(ctx, g.flows, fc, approvals, pausing(askerOf(ctx)))
+			ask := g.observed(ctx, askerOf(ctx), func() Approval {
+				return approvalOf(c.Name, fc.Args, "values would leave the server they came from (pii.flows)", fc.Tokens)
+			})
+			vs, err := g.pol.AuthorizeFlows(ctx, g.flows, fc, approvals, pausing(ask))
 			for _, fv := range vs {
 				g.recordFlow(ctx, fv)
 			}

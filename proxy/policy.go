@@ -30,6 +30,7 @@ type guard struct {
 	reveal bool          // policy.approval_reveal: forms show whole values
 	pins   *policy.Pins  // nil: pinning is off (policy.pin_tools: false) or there is no store
 	audit  *audit.Log    // nil: the audit is off
+	obs    Observer      // nil: none (observer.go)
 	log    *slog.Logger
 
 	tools atomic.Pointer[map[string]policy.Tool] // qualified name -> what a decision looks at
@@ -162,11 +163,19 @@ func (g *guard) middleware() callMiddleware {
 			t := g.tool(ctx, c.Name)
 			var args json.RawMessage // tokenized only when someone will read them
 			var notes []policy.TokenNote
-			if g.audit != nil || g.pol.Decide(t).Action == policy.Ask {
+			d := g.pol.Decide(t)
+			if g.audit != nil || g.obs != nil || d.Action == policy.Ask {
 				args, notes = shownArgs(ctx, c.Args)
 			}
+			ask := g.observed(ctx, askerOf(ctx), func() Approval {
+				why := d.Rule.String() + " asks a person first"
+				if d.Changed {
+					why = "the tool's definition changed since toolfold pinned it"
+				}
+				return approvalOf(c.Name, args, why, notes)
+			})
 			v, err := g.pol.Authorize(ctx, policy.Call{Tool: t, Session: sid, RunID: run.id, Args: args, Tokens: notes, Reveal: g.reveal},
-				approvals, pausing(askerOf(ctx)))
+				approvals, pausing(ask))
 			start := time.Now()
 			var res callResult
 			if err == nil {
@@ -200,7 +209,7 @@ func pausing(ask policy.Asker) policy.Asker {
 // record writes an audit line; err, when set, is the call's or run's
 // failure, tokenized like everything the model sees.
 func (g *guard) record(ctx context.Context, r audit.Record, err error) {
-	if g.audit == nil {
+	if g.audit == nil && g.obs == nil {
 		return
 	}
 	if err != nil {
@@ -211,6 +220,9 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		r.TraceID = sc.TraceID().String()
+	}
+	if g.obs != nil {
+		g.obs.Recorded(r)
 	}
 	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
 }

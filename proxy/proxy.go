@@ -68,6 +68,12 @@ type Options struct {
 	// oauth): where tokens are kept, and whether a sign-in may start by
 	// itself (Open). Nil: such an upstream fails to connect, saying so.
 	OAuth *oauth.Options
+
+	// Observer is told of runs, calls and approvals as they happen, and
+	// is asked beside the client when a call needs a person (observer.go):
+	// the local dashboard. Nil: none, and a client that cannot ask fails
+	// every ask closed.
+	Observer Observer
 }
 
 // Proxy is toolfold: a pool of upstream sessions, the catalog of their
@@ -189,6 +195,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
+	p.guard.obs = opts.Observer
 	if p.pii != nil {
 		p.pii.guard = p.guard // flow decisions on the upstream edge are audited too
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/policy"
@@ -36,11 +37,12 @@ import (
 // Sessions are made by the registry (sessions) when their first request
 // arrives, and found in a request's context with sessionOf.
 type Session struct {
-	id     string             // the Mcp-Session-Id; "" for the stdio session
-	ss     *mcp.ServerSession // to send the client requests and notifications
-	ctx    context.Context    // ends with the session or the proxy
-	cancel context.CancelFunc
-	vault  *rewrite.Vault // nil when PII rewriting is off
+	id      string             // the Mcp-Session-Id; "" for the stdio session
+	ss      *mcp.ServerSession // to send the client requests and notifications
+	ctx     context.Context    // ends with the session or the proxy
+	started time.Time
+	cancel  context.CancelFunc
+	vault   *rewrite.Vault // nil when PII rewriting is off
 	// approvals are the tools a person allowed for the rest of this
 	// session (policy); they end with it.
 	approvals policy.Approvals
@@ -110,7 +112,7 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 		return s
 	}
 	ctx, cancel := context.WithCancel(r.life)
-	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel,
+	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel, started: time.Now(),
 		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
 		progress: map[string]progressRoute{}, waiting: map[string]*pendingCall{}}
 	if r.newVault != nil {

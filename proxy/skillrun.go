@@ -40,6 +40,7 @@ type runBudget struct {
 	paused   atomic.Int64 // nanoseconds the run's clock was paused (a person deciding): added to deadline
 	calls    atomic.Int64 // tool calls left
 	limit    int          // sandbox.max_tool_calls
+	pageAsks atomic.Int32 // approvals put to a person on the dashboard (observer.go)
 }
 
 // runFrame is one run's place in a chain of nested runs.

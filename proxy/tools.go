@@ -268,6 +268,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	p.tel.slotWait(span, waited)
 	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
 	start := time.Now()
+	p.observeStart(ctx, code)
 	sreq := sandbox.Request{Code: code, Language: lang, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}
 	if pr := progressOf(ctx); pr != nil {
 		sreq.OnOutput = pr.start(func(s string) string { return p.scanOutput(ctx, host, s) })
@@ -278,16 +279,20 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	if err != nil {
 		p.auditRun(ctx, start, code, nil, 0, err)
 		if ctx.Err() != nil {
+			p.observeEnd(ctx, start, host, 0, "(cancelled)", true)
 			return "", false, ctx.Err()
 		}
 		p.log.Error("sandbox failed", "err", err)
-		return "toolfold could not run the script: " + err.Error(), true, nil
+		text = "toolfold could not run the script: " + err.Error()
+		p.observeEnd(ctx, start, host, 0, text, true)
+		return text, true, nil
 	}
-	text = p.scanOutput(ctx, host, p.renderRun(res, host.resultTokens.Load(), waited))
+	text = p.scanOutput(ctx, host, p.renderRun(res, host.resultTokens.Load(), waited)+pageAskNote(ctx))
 	if res.Err != nil {
 		err = res.Err
 	}
 	p.auditRun(ctx, start, code, res, len(text), err)
+	p.observeEnd(ctx, start, host, res.ToolCalls, text, res.Err != nil)
 	return text, res.Err != nil, nil
 }
 

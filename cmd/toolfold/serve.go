@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/dashboard"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -84,6 +85,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	runners, langs := languages(cfg, log, cfg.Sandbox.Warm)
 	logLanguages(log, langs)
+	dash, dashSrc := newDashboard(cfg, addr != "", log)
+	var observer proxy.Observer
+	if dash != nil {
+		observer = dash
+	}
 	p := startProxy(ctx, cfg, log, startupWait, &proxy.Options{
 		Runners:        runners, // closed by p.Close: warm children end with the proxy
 		TracerProvider: tel.tracer,
@@ -97,8 +103,20 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		// Only with expose: code, where clients see search_tools alone: in
 		// passthrough and hybrid the upstreams' own tools are listed.
 		CachedTools: servedFromCache(cfg),
+		Observer:    observer,
 	})
 	defer p.Close()
+	if dash != nil {
+		dashSrc.p = p
+		if cfg.UI != "" {
+			if err := serveDashboard(ctx, dash, cfg.UI, stderr); err != nil {
+				return fail(stderr, "%v", err)
+			}
+		}
+	}
+	if cfg.UI != "" {
+		dash = nil // served on its own address, not on the MCP listener
+	}
 	saveCatalog(cfg, p.Status(), log)
 	// Again on the way out: upstreams that were slow to start, or whose
 	// tools changed, are listed by then.
@@ -107,7 +125,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Info("serving MCP on stdio", "upstreams", len(cfg.Upstreams))
 		err = p.ServeStdio(ctx)
 	} else {
-		err = serveHTTP(ctx, p, addr, token, cfg.HTTP.DrainTimeout, log, stderr)
+		err = serveHTTP(ctx, p, addr, token, cfg.HTTP.DrainTimeout, dash, log, stderr)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("serve ended", "err", err)
@@ -140,7 +158,7 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, wait 
 	return p
 }
 
-func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain time.Duration, log *slog.Logger, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain time.Duration, dash *dashboard.Dashboard, log *slog.Logger, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -148,8 +166,12 @@ func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain ti
 	// Headers within 10 s; an idle keep-alive connection closes after 2
 	// minutes. Bodies have their own deadline (proxy/http_limits.go): a
 	// ReadTimeout would also cut the long-lived server-to-client stream.
-	srv := &http.Server{Handler: p.HTTPHandler(token), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: withDashboard(p.HTTPHandler(token), dash), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "toolfold: listening on http://%s/mcp\n", ln.Addr())
+	if dash != nil {
+		printDashboard(stderr, dash, ln.Addr())
+		srv.RegisterOnShutdown(dash.Close)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
