@@ -61,7 +61,7 @@ func loaderKeys(t *testing.T) []string {
 		"skills": prefixed("skills.", skillsKeys),
 		"store":  prefixed("store.", storeKeys),
 	}
-	scalars := []string{"expose", "pin", "namespace"}
+	scalars := []string{"expose", "pin", "namespace", "ui"}
 	keys := slices.Concat(prefixed("mcpServers.NAME.", clientKeys), prefixed("mcpServers.NAME.", clientURLKeys))
 	for _, top := range topKeys {
 		sub, ok := sections[top]
