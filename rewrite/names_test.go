@@ -23,7 +23,8 @@ func TestNameAndAddressText(t *testing.T) {
 		{"Jennifer is a very sympathetic person.", "NAME:Jennifer"},
 		{"John Deere 5075E tractor in stock.", ""},
 		{"Open Claude Desktop and Claude Code.", ""},
-		{"Morgan Stanley led the offering.", ""},
+		{"Stanley Holdings Ltd filed its accounts.", ""},
+		{"Lauren Edison wrote back.", "NAME:Lauren Edison"}, // surnames of brands are people's too
 		{"The Lincoln Center season opens.", ""},
 		{"He grew up in San Francisco.", ""},
 		{"Deploy with Jenkins and Jest.", ""},
