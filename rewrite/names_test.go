@@ -25,6 +25,12 @@ func TestNameAndAddressText(t *testing.T) {
 		{"Open Claude Desktop and Claude Code.", ""},
 		{"Stanley Holdings Ltd filed its accounts.", ""},
 		{"Lauren Edison wrote back.", "NAME:Lauren Edison"}, // surnames of brands are people's too
+		{"We spoke to Amanda's daughter.", "NAME:Amanda"},
+		{"Macy's stores open at nine.", ""},
+		{"Scott is on call today.", "NAME:Scott"},
+		{"// Len is the number of tools.", ""},
+		{"Vilmer Holmberg joined the team.", "NAME:Vilmer Holmberg"},
+		{"Duqyaha Karataev signed it.", "NAME:Duqyaha Karataev"},
 		{"The Lincoln Center season opens.", ""},
 		{"He grew up in San Francisco.", ""},
 		{"Deploy with Jenkins and Jest.", ""},

@@ -177,7 +177,7 @@ func trimPlain(ws []nameWord) []nameWord {
 // company's.
 func freeName(s string, ws []nameWord) (int, bool) {
 	first, last := ws[0], ws[len(ws)-1]
-	if first.flags&wGiven == 0 && !foreignName(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || inSet(placeNouns, s[last.start:last.end]) {
+	if first.flags&wGiven == 0 && !foreignName(s, ws) && !surnameAfterUnknown(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || inSet(placeNouns, s[last.start:last.end]) {
 		return 0, false
 	}
 	for _, w := range ws {
@@ -394,15 +394,23 @@ func streetAround(s string, i, end int) bool {
 	return false
 }
 
-// singleName: a given name standing alone ("Jennifer is very reliable")
-// is one when no list calls it an ordinary word, a surname or a product,
-// and the word before it is not capitalised (a heading, a product's
-// name, a first name no list knows).
+// singleName: a given name standing alone ("Jennifer is very reliable",
+// "Amanda's daughter") is one when no list calls it an ordinary word or a
+// product, and the word before it is not capitalised (a heading, a
+// product's name, a first name no list knows). A given name that is a
+// surname too ("Scott", "Len") needs a verb after it, not in a code
+// comment (where a doc comment's first word names an identifier), or a
+// relative after its "'s".
 func singleName(s string, i int, w nameWord) bool {
-	if w.flags != wGiven || w.end-w.start < 3 || upperWord(s, w) {
+	if w.flags&wGiven == 0 || w.flags&(wWord|wStop) != 0 || w.end-w.start < 3 || upperWord(s, w) {
 		return false
 	}
 	switch {
+	case possessive(s, w.end):
+	case w.flags != wGiven:
+		if !verbAfter(s, w.end) || s[w.end] == ',' || strings.HasPrefix(s[w.end:], " and ") || commentLine(s, i) {
+			return false
+		}
 	case listed(s, i, w.end):
 	case !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i):
 		return false
@@ -417,6 +425,20 @@ func singleName(s string, i int, w nameWord) bool {
 		}
 	}
 	return true
+}
+
+// commentLine reports whether s[i] is the first word of a code comment's
+// line ("// ", "# ", "* ", "-- ").
+func commentLine(s string, i int) bool {
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && (s[k-1] == '/' || s[k-1] == '#' || s[k-1] == '*' || s[k-1] == '-') {
+		k--
+	}
+	return k < j && (k == 0 || s[k-1] == '\n' || s[k-1] == ' ' || s[k-1] == '\t')
 }
 
 // foreignName: a run no list knows with an initial in the middle ("Ravil
@@ -514,6 +536,65 @@ func listed(s string, i, end int) bool {
 			if a < b && capitalAt(s, a) && lexOf(s[a:b]) == wGiven {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// possessive reports whether "'s" and a word for a relative, a friend
+// or a colleague follow s[end] ("Asya's kid", "Amanda's daughter"; not
+// "Macy's stores").
+func possessive(s string, end int) bool {
+	rest := s[end:]
+	switch {
+	case strings.HasPrefix(rest, "'s "):
+		rest = rest[3:]
+	case strings.HasPrefix(rest, "’s "):
+		rest = rest[len("’s "):]
+	default:
+		return false
+	}
+	e := 0
+	for e < len(rest) && rest[e] >= 'a' && rest[e] <= 'z' {
+		e++
+	}
+	return relatives[rest[:e]]
+}
+
+// relatives are the words after a person's "'s" that make it one.
+var relatives = setOf(`kid kids child children son sons daughter daughters wife husband partner mother father mom
+dad mum parents brother brothers sister sisters uncle aunt cousin grandmother grandfather grandson granddaughter
+niece nephew family friend friends boyfriend girlfriend fiance fiancee boss manager colleague assistant widow`)
+
+// surnameAfterUnknown: two words, the first no list knows (a given name
+// the US lists lack, "Vilmer", "Duqyaha"), the second a surname (Census)
+// or of a surname's shape ("Karataev", "Arvidsson"), neither an ordinary
+// word.
+func surnameAfterUnknown(s string, ws []nameWord) bool {
+	if len(ws) != 2 {
+		return false
+	}
+	first, last := ws[0], ws[1]
+	if first.flags != 0 || first.initial || first.particle || first.end-first.start < 3 || last.flags&(wWord|wStop) != 0 || last.initial {
+		return false
+	}
+	return last.flags&wSurname != 0 || surnameShape(s[last.start:last.end])
+}
+
+// surnameSuffixes end surnames of many languages and few other words:
+// Nordic, Slavic, Baltic, Caucasian, Greek, Turkish, Romanian, Italian.
+var surnameSuffixes = []string{"sson", "sen", "ov", "ova", "ová", "ev", "eva", "ski", "ska", "sky", "ský", "ić", "vić",
+	"enko", "escu", "dze", "shvili", "ian", "yan", "oglu", "oğlu", "poulos", "akis", "idis", "berg", "ström",
+	"qvist", "gaard", "nen", "ini", "elli", "etti", "ucci", "otti", "dóttir"}
+
+// surnameShape reports whether w ends in one of surnameSuffixes.
+func surnameShape(w string) bool {
+	if len(w) < 5 {
+		return false
+	}
+	for _, suf := range surnameSuffixes {
+		if strings.HasSuffix(w, suf) {
+			return true
 		}
 	}
 	return false
