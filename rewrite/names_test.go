@@ -26,6 +26,7 @@ func TestNameAndAddressText(t *testing.T) {
 		{"Stanley Holdings Ltd filed its accounts.", ""},
 		{"Lauren Edison wrote back.", "NAME:Lauren Edison"}, // surnames of brands are people's too
 		{"We spoke to Amanda's daughter.", "NAME:Amanda"},
+		{"I'm Daniel's daughter.", "NAME:Daniel"},
 		{"Macy's stores open at nine.", ""},
 		{"Scott is on call today.", "NAME:Scott"},
 		{"// Len is the number of tools.", ""},

@@ -103,6 +103,9 @@ func (sc *scanner) nameAt(i int) int {
 		return -1
 	}
 	w0 := s[ws[0].start:ws[0].end]
+	if strings.HasPrefix(w0, "I'") {
+		return -1 // "I'm", "I'll": the name, if any, follows
+	}
 	after := ws[0].end
 	// "Dr. Jane Doe", "Dear Jane,": the cue word, then a run.
 	if titles[w0] || salutations[w0] {
