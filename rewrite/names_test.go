@@ -27,6 +27,7 @@ func TestNameAndAddressText(t *testing.T) {
 		{"Lauren Edison wrote back.", "NAME:Lauren Edison"}, // surnames of brands are people's too
 		{"We spoke to Amanda's daughter.", "NAME:Amanda"},
 		{"I'm Daniel's daughter.", "NAME:Daniel"},
+		{"Nicole: Remember me?\nArgs: none\nMark: done", "NAME:Nicole"},
 		{"Macy's stores open at nine.", ""},
 		{"Scott is on call today.", "NAME:Scott"},
 		{"// Len is the number of tools.", ""},

@@ -142,6 +142,10 @@ func (sc *scanner) nameAt(i int) int {
 			return -1 // "FileLess", "NaN": code
 		}
 	}
+	if end := ws[0].end; speaker(s, i, ws[0]) {
+		sc.emit(i, end, TypeName)
+		return end
+	}
 	if n == 1 {
 		if end := ws[0].end; singleName(s, i, ws[0]) && !streetAround(s, i, end) {
 			sc.emit(i, end, TypeName)
@@ -601,4 +605,15 @@ func surnameShape(w string) bool {
 		}
 	}
 	return false
+}
+
+// speaker: a given name that starts a line and ends in ':' before a
+// space or a quote, a transcript's or a chat's speaker ("Nicole: Remember
+// me?", "Heather:\"Who are you?\""). Only a given name no list calls an
+// ordinary word: "Args:", "Note:" and "Mark:" are headings.
+func speaker(s string, i int, w nameWord) bool {
+	if w.flags&wGiven == 0 || w.flags&(wWord|wStop) != 0 || w.end+1 >= len(s) || s[w.end] != ':' || (s[w.end+1] != ' ' && s[w.end+1] != '"') {
+		return false
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '>' && (i == 1 || s[i-2] == '\n')
 }
