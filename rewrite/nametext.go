@@ -4,7 +4,9 @@ import "strings"
 
 // Free-text cues for names, matched on words as written.
 var (
-	titles      = setOf(`Mr Mrs Ms Miss Mx Dr Prof Sir Madam Mme Mlle Herr Frau Sr Sra Srta Dott`)
+	titles = setOf(`Mr Mrs Ms Miss Mx Dr Prof Sir Madam Mme Mlle Herr Frau Sr Sra Srta Dott
+Professor Producer Director Senator Judge Detective Inspector Sergeant Captain Lieutenant Colonel Governor Mayor
+Reverend Rev Coach Officer`)
 	salutations = setOf(`Dear Hi Hello Hey Dearest Hallo Bonjour Hola Ciao`)
 	// signOffs end the line before a signature (lower-case, no comma).
 	signOffs = setOfLines(`regards|best regards|kind regards|warm regards|best wishes|best|thanks|thank you|many thanks|cheers|sincerely|yours sincerely|yours truly|yours|respectfully|all the best|mit freundlichen grüßen|cordialement|saludos`)
@@ -128,7 +130,7 @@ func (sc *scanner) nameAt(i int) int {
 		}
 		return -1
 	}
-	if sc.cueBefore(i) || sc.signatureLine(i) {
+	if sc.cueBefore(i) || sc.signatureLine(i) || relativeBefore(s, i) || reportedBy(s, i, ws[n-1].end) {
 		if end := ws[n-1].end; n <= 4 && !allPlain(ws[:n]) && !upperWord(s, ws[0]) && (n > 1 || ws[0].flags&(wGiven|wSurname) != 0 || ws[0].flags == 0) {
 			sc.emit(i, end, TypeName)
 			return end
@@ -413,16 +415,18 @@ func singleName(s string, i int, w nameWord) bool {
 		return false
 	}
 	switch {
-	case possessive(s, w.end):
+	case possessive(s, w.end), listed(s, i, w.end, w.flags == wGiven):
 	case w.flags != wGiven:
-		if !verbAfter(s, w.end) || s[w.end] == ',' || strings.HasPrefix(s[w.end:], " and ") || commentLine(s, i) {
+		if sentenceStart(s, i) && vocative(s, w.end) {
+			break // "Bryce, can I …"
+		}
+		if !verbAfter(s, w.end) || strings.HasPrefix(s[w.end:], ",") || strings.HasPrefix(s[w.end:], " and ") || commentLine(s, i) {
 			return false
 		}
-	case listed(s, i, w.end):
 	case !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i):
 		return false
 	}
-	if i >= 2 && s[i-1] == ' ' {
+	if i >= 2 && s[i-1] == ' ' && isLetter(s[i-2]) { // "Erik, Amy" is a list, no heading
 		b := i - 2
 		for b > 0 && isLetter(s[b-1]) {
 			b--
@@ -525,13 +529,20 @@ func sentenceStart(s string, i int) bool {
 // "French Guiana" is caught by its ordinary first word), never a person's.
 var placeFirst = setOf(`san santa santo saint sainte st fort port mount lake new north south east west los las el`)
 
+// givenOnly: a given name (a surname too, maybe) no list calls an
+// ordinary word or a product.
+func givenOnly(f uint8) bool { return f&wGiven != 0 && f&(wWord|wStop) == 0 }
+
 // listed: a given name in a list of given names ("Romi, Erik, Amy and
-// Kristen"): the item before or after it is a given name too.
-func listed(s string, i, end int) bool {
+// Kristen"): the item before or after it is a given name too. With
+// loose unset (the name is a surname too, "Amy") that neighbour must be
+// no surname: "Owens, Duran and Oneal" is a firm.
+func listed(s string, i, end int, loose bool) bool {
+	near := func(f uint8) bool { return f == wGiven || loose && givenOnly(f) }
 	for _, sep := range []string{", ", " and "} {
 		if strings.HasPrefix(s[end:], sep) {
 			j := end + len(sep)
-			if e := nameWordEnd(s, j); e > j && capitalAt(s, j) && lexOf(s[j:e]) == wGiven {
+			if e := nameWordEnd(s, j); e > j && capitalAt(s, j) && near(lexOf(s[j:e])) {
 				return true
 			}
 		}
@@ -540,7 +551,7 @@ func listed(s string, i, end int) bool {
 			for a > 0 && isLetter(s[a-1]) {
 				a--
 			}
-			if a < b && capitalAt(s, a) && lexOf(s[a:b]) == wGiven {
+			if a < b && capitalAt(s, a) && near(lexOf(s[a:b])) {
 				return true
 			}
 		}
@@ -616,4 +627,52 @@ func speaker(s string, i int, w nameWord) bool {
 		return false
 	}
 	return i == 0 || s[i-1] == '\n' || s[i-1] == '>' && (i == 1 || s[i-2] == '\n')
+}
+
+// vocative reports whether ", " and a word that starts a request follow
+// s[end] ("Leif, can I …", "Cora, please …").
+func vocative(s string, end int) bool {
+	if !strings.HasPrefix(s[end:], ", ") {
+		return false
+	}
+	j := end + 2
+	e := j
+	for e < len(s) && isLetter(s[e]) {
+		e++
+	}
+	return requestWords[strings.ToLower(s[j:e])]
+}
+
+var requestWords = setOf(`can could would will please do did are is have i you we`)
+
+// relativeBefore reports whether "my kid ", "her brother " and the like
+// stand before s[i] ("my son Tomás").
+func relativeBefore(s string, i int) bool {
+	if i < 4 || s[i-1] != ' ' {
+		return false
+	}
+	b := i - 1
+	for b > 0 && s[b-1] >= 'a' && s[b-1] <= 'z' {
+		b--
+	}
+	if !relatives[s[b:i-1]] || b < 3 || s[b-1] != ' ' {
+		return false
+	}
+	a := b - 1
+	for a > 0 && isLetter(s[a-1]) {
+		a--
+	}
+	return possessivePronouns[strings.ToLower(s[a:b-1])]
+}
+
+var possessivePronouns = setOf(`my his her our their your`)
+
+// reportedBy reports whether a reporting verb stands before the run
+// s[i:end] and the clause ends after it ("…," says Okafor." or "said
+// Okafor to them").
+func reportedBy(s string, i, end int) bool {
+	if !(strings.HasSuffix(s[:i], " says ") || strings.HasSuffix(s[:i], " said ")) {
+		return false
+	}
+	return end == len(s) || strings.IndexByte(".,;!?\n", s[end]) >= 0 || strings.HasPrefix(s[end:], " to ")
 }
