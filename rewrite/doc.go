@@ -18,13 +18,17 @@
 // context first: a value under a person's JSON key or table column
 // ("full_name", "Assignee", a "name" whose object has an "email" or sits
 // under "author"), a "Name:" label, an email's display name, a salutation,
-// a title, a signature; a street line under "line1" or "street". In free
-// text a run of capitalised words is a name when it starts with a given
-// name (US SSA) and ends with a surname (US Census) or a word no list
-// knows, ordinary English words (wamerican), product and place names and
-// code identifiers stopping it (names.go, nametext.go, namelists.go); a
-// street line is a US, European or CJK form ending in a house number or a
-// street type (address.go). The lists are embedded sorted and searched by
+// a title or a job title, a signature, a chat's speaker ("Nicole:"), a
+// relative ("my son Tomás"), a reporting verb ("says Okafor"); a street
+// line under "line1" or "street". In free text a run of capitalised words
+// is a name when it starts with a given name (US SSA) and ends with a
+// surname (US Census) or a word no list knows, or starts with a word no
+// list knows and ends with a surname or a surname's ending ("-sson",
+// "-ova"); a given name alone is one before a verb, in a list of given
+// names, or before "'s" and a relative. Ordinary English words
+// (wamerican), place nouns and code identifiers stop a run (names.go,
+// nametext.go, namelists.go); a street line is a US, European or CJK form
+// ending in a house number or a street type (address.go). The lists are embedded sorted and searched by
 // bisection, so nothing is built at start-up.
 //
 // Vault.ScanOutput is the last look at what a script prints: values the

@@ -19,7 +19,7 @@ import (
 var personKeys = setOf(`fullname firstname lastname givenname givennames familyname surname middlename
 displayname realname personname contactname customername clientname ownername authorname
 sendername recipientname billingname shippingname cardholder cardholdername accountholder
-accountholdername employeename patientname membername username_display
+accountholdername employeename patientname membername
 author assignee assignees owner requester reporter contact customer sender recipient from to cc bcc
 replyto creator createdby updatedby modifiedby manager attendee organizer organiser member signer
 approver reviewer committer patient client employee speaker`)

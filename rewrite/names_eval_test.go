@@ -58,10 +58,10 @@ func TestPeopleHoldout(t *testing.T) {
 	}
 	w := EvaluateWords(d, readSet(t, "presidio_names_holdout"), TypeName)
 	t.Logf("presidio_names_holdout NAME words: TP %d FP %d FN %d precision %.4f recall %.4f", w.TP, w.FP, w.FN, w.Precision(), w.Recall())
-	// The goal is recall ≥ 0.60; the floor keeps what was reached
-	// (0.5981): Presidio's sentences name people by one given name or
-	// surname alone ("Unlike the Jensen novel"), lower-case, or in lists.
-	if w.Precision() < 0.93 || w.Recall() < 0.59 {
-		t.Errorf("presidio_names_holdout NAME words: precision %.4f (goal ≥ 0.93), recall %.4f (floor 0.59, goal 0.60)", w.Precision(), w.Recall())
+	// Reached: precision 0.9619, recall 0.7249. What is left: people
+	// named by a surname alone ("Unlike the Jensen novel"), in lower case,
+	// or in object position ("Why is Ivan so impulsive?").
+	if w.Precision() < 0.93 || w.Recall() < 0.60 {
+		t.Errorf("presidio_names_holdout NAME words: precision %.4f (goal ≥ 0.93), recall %.4f (goal ≥ 0.60)", w.Precision(), w.Recall())
 	}
 }

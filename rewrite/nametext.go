@@ -4,7 +4,9 @@ import "strings"
 
 // Free-text cues for names, matched on words as written.
 var (
-	titles      = setOf(`Mr Mrs Ms Miss Mx Dr Prof Sir Madam Mme Mlle Herr Frau Sr Sra Srta Dott`)
+	titles = setOf(`Mr Mrs Ms Miss Mx Dr Prof Sir Madam Mme Mlle Herr Frau Sr Sra Srta Dott
+Professor Producer Director Senator Judge Detective Inspector Sergeant Captain Lieutenant Colonel Governor Mayor
+Reverend Rev Coach Officer`)
 	salutations = setOf(`Dear Hi Hello Hey Dearest Hallo Bonjour Hola Ciao`)
 	// signOffs end the line before a signature (lower-case, no comma).
 	signOffs = setOfLines(`regards|best regards|kind regards|warm regards|best wishes|best|thanks|thank you|many thanks|cheers|sincerely|yours sincerely|yours truly|yours|respectfully|all the best|mit freundlichen grüßen|cordialement|saludos`)
@@ -103,6 +105,9 @@ func (sc *scanner) nameAt(i int) int {
 		return -1
 	}
 	w0 := s[ws[0].start:ws[0].end]
+	if strings.HasPrefix(w0, "I'") {
+		return -1 // "I'm", "I'll": the name, if any, follows
+	}
 	after := ws[0].end
 	// "Dr. Jane Doe", "Dear Jane,": the cue word, then a run.
 	if titles[w0] || salutations[w0] {
@@ -125,7 +130,7 @@ func (sc *scanner) nameAt(i int) int {
 		}
 		return -1
 	}
-	if sc.cueBefore(i) || sc.signatureLine(i) {
+	if sc.cueBefore(i) || sc.signatureLine(i) || relativeBefore(s, i) || reportedBy(s, i, ws[n-1].end) {
 		if end := ws[n-1].end; n <= 4 && !allPlain(ws[:n]) && !upperWord(s, ws[0]) && (n > 1 || ws[0].flags&(wGiven|wSurname) != 0 || ws[0].flags == 0) {
 			sc.emit(i, end, TypeName)
 			return end
@@ -138,6 +143,10 @@ func (sc *scanner) nameAt(i int) int {
 		if camel(s, w) {
 			return -1 // "FileLess", "NaN": code
 		}
+	}
+	if end := ws[0].end; speaker(s, i, ws[0]) {
+		sc.emit(i, end, TypeName)
+		return end
 	}
 	if n == 1 {
 		if end := ws[0].end; singleName(s, i, ws[0]) && !streetAround(s, i, end) {
@@ -177,7 +186,7 @@ func trimPlain(ws []nameWord) []nameWord {
 // company's.
 func freeName(s string, ws []nameWord) (int, bool) {
 	first, last := ws[0], ws[len(ws)-1]
-	if first.flags&wGiven == 0 && !foreignName(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || inSet(placeNouns, s[last.start:last.end]) {
+	if first.flags&wGiven == 0 && !foreignName(s, ws) && !surnameAfterUnknown(s, ws) || first.flags&wStop != 0 || last.initial || last.flags&wStop != 0 || inSet(placeNouns, s[last.start:last.end]) {
 		return 0, false
 	}
 	for _, w := range ws {
@@ -394,20 +403,30 @@ func streetAround(s string, i, end int) bool {
 	return false
 }
 
-// singleName: a given name standing alone ("Jennifer is very reliable")
-// is one when no list calls it an ordinary word, a surname or a product,
-// and the word before it is not capitalised (a heading, a product's
-// name, a first name no list knows).
+// singleName: a given name standing alone ("Jennifer is very reliable",
+// "Amanda's daughter") is one when no list calls it an ordinary word or a
+// product, and the word before it is not capitalised (a heading, a
+// product's name, a first name no list knows). A given name that is a
+// surname too ("Scott", "Len") needs a verb after it, not in a code
+// comment (where a doc comment's first word names an identifier), or a
+// relative after its "'s".
 func singleName(s string, i int, w nameWord) bool {
-	if w.flags != wGiven || w.end-w.start < 3 || upperWord(s, w) {
+	if w.flags&wGiven == 0 || w.flags&(wWord|wStop) != 0 || w.end-w.start < 3 || upperWord(s, w) {
 		return false
 	}
 	switch {
-	case listed(s, i, w.end):
+	case possessive(s, w.end), listed(s, i, w.end, w.flags == wGiven):
+	case w.flags != wGiven:
+		if sentenceStart(s, i) && vocative(s, w.end) {
+			break // "Bryce, can I …"
+		}
+		if !verbAfter(s, w.end) || strings.HasPrefix(s[w.end:], ",") || strings.HasPrefix(s[w.end:], " and ") || commentLine(s, i) {
+			return false
+		}
 	case !verbAfter(s, w.end) || s[w.end] == ',' && !sentenceStart(s, i):
 		return false
 	}
-	if i >= 2 && s[i-1] == ' ' {
+	if i >= 2 && s[i-1] == ' ' && isLetter(s[i-2]) { // "Erik, Amy" is a list, no heading
 		b := i - 2
 		for b > 0 && isLetter(s[b-1]) {
 			b--
@@ -417,6 +436,20 @@ func singleName(s string, i int, w nameWord) bool {
 		}
 	}
 	return true
+}
+
+// commentLine reports whether s[i] is the first word of a code comment's
+// line ("// ", "# ", "* ", "-- ").
+func commentLine(s string, i int) bool {
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	k := j
+	for k > 0 && (s[k-1] == '/' || s[k-1] == '#' || s[k-1] == '*' || s[k-1] == '-') {
+		k--
+	}
+	return k < j && (k == 0 || s[k-1] == '\n' || s[k-1] == ' ' || s[k-1] == '\t')
 }
 
 // foreignName: a run no list knows with an initial in the middle ("Ravil
@@ -496,13 +529,20 @@ func sentenceStart(s string, i int) bool {
 // "French Guiana" is caught by its ordinary first word), never a person's.
 var placeFirst = setOf(`san santa santo saint sainte st fort port mount lake new north south east west los las el`)
 
+// givenOnly: a given name (a surname too, maybe) no list calls an
+// ordinary word or a product.
+func givenOnly(f uint8) bool { return f&wGiven != 0 && f&(wWord|wStop) == 0 }
+
 // listed: a given name in a list of given names ("Romi, Erik, Amy and
-// Kristen"): the item before or after it is a given name too.
-func listed(s string, i, end int) bool {
+// Kristen"): the item before or after it is a given name too. With
+// loose unset (the name is a surname too, "Amy") that neighbour must be
+// no surname: "Owens, Duran and Oneal" is a firm.
+func listed(s string, i, end int, loose bool) bool {
+	near := func(f uint8) bool { return f == wGiven || loose && givenOnly(f) }
 	for _, sep := range []string{", ", " and "} {
 		if strings.HasPrefix(s[end:], sep) {
 			j := end + len(sep)
-			if e := nameWordEnd(s, j); e > j && capitalAt(s, j) && lexOf(s[j:e]) == wGiven {
+			if e := nameWordEnd(s, j); e > j && capitalAt(s, j) && near(lexOf(s[j:e])) {
 				return true
 			}
 		}
@@ -511,10 +551,128 @@ func listed(s string, i, end int) bool {
 			for a > 0 && isLetter(s[a-1]) {
 				a--
 			}
-			if a < b && capitalAt(s, a) && lexOf(s[a:b]) == wGiven {
+			if a < b && capitalAt(s, a) && near(lexOf(s[a:b])) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// possessive reports whether "'s" and a word for a relative, a friend
+// or a colleague follow s[end] ("Asya's kid", "Amanda's daughter"; not
+// "Macy's stores").
+func possessive(s string, end int) bool {
+	rest := s[end:]
+	switch {
+	case strings.HasPrefix(rest, "'s "):
+		rest = rest[3:]
+	case strings.HasPrefix(rest, "’s "):
+		rest = rest[len("’s "):]
+	default:
+		return false
+	}
+	e := 0
+	for e < len(rest) && rest[e] >= 'a' && rest[e] <= 'z' {
+		e++
+	}
+	return relatives[rest[:e]]
+}
+
+// relatives are the words after a person's "'s" that make it one.
+var relatives = setOf(`kid kids child children son sons daughter daughters wife husband partner mother father mom
+dad mum parents brother brothers sister sisters uncle aunt cousin grandmother grandfather grandson granddaughter
+niece nephew family friend friends boyfriend girlfriend fiance fiancee boss manager colleague assistant widow`)
+
+// surnameAfterUnknown: two words, the first no list knows (a given name
+// the US lists lack, "Vilmer", "Duqyaha"), the second a surname (Census)
+// or of a surname's shape ("Karataev", "Arvidsson"), neither an ordinary
+// word.
+func surnameAfterUnknown(s string, ws []nameWord) bool {
+	if len(ws) != 2 {
+		return false
+	}
+	first, last := ws[0], ws[1]
+	if first.flags != 0 || first.initial || first.particle || first.end-first.start < 3 || last.flags&(wWord|wStop) != 0 || last.initial {
+		return false
+	}
+	return last.flags&wSurname != 0 || surnameShape(s[last.start:last.end])
+}
+
+// surnameSuffixes end surnames of many languages and few other words:
+// Nordic, Slavic, Baltic, Caucasian, Greek, Turkish, Romanian, Italian.
+var surnameSuffixes = []string{"sson", "sen", "ov", "ova", "ová", "ev", "eva", "ski", "ska", "sky", "ský", "ić", "vić",
+	"enko", "escu", "dze", "shvili", "ian", "yan", "oglu", "oğlu", "poulos", "akis", "idis", "berg", "ström",
+	"qvist", "gaard", "nen", "ini", "elli", "etti", "ucci", "otti", "dóttir"}
+
+// surnameShape reports whether w ends in one of surnameSuffixes.
+func surnameShape(w string) bool {
+	if len(w) < 5 {
+		return false
+	}
+	for _, suf := range surnameSuffixes {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// speaker: a given name that starts a line and ends in ':' before a
+// space or a quote, a transcript's or a chat's speaker ("Nicole: Remember
+// me?", "Heather:\"Who are you?\""). Only a given name no list calls an
+// ordinary word: "Args:", "Note:" and "Mark:" are headings.
+func speaker(s string, i int, w nameWord) bool {
+	if w.flags&wGiven == 0 || w.flags&(wWord|wStop) != 0 || w.end+1 >= len(s) || s[w.end] != ':' || (s[w.end+1] != ' ' && s[w.end+1] != '"') {
+		return false
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '>' && (i == 1 || s[i-2] == '\n')
+}
+
+// vocative reports whether ", " and a word that starts a request follow
+// s[end] ("Leif, can I …", "Cora, please …").
+func vocative(s string, end int) bool {
+	if !strings.HasPrefix(s[end:], ", ") {
+		return false
+	}
+	j := end + 2
+	e := j
+	for e < len(s) && isLetter(s[e]) {
+		e++
+	}
+	return requestWords[strings.ToLower(s[j:e])]
+}
+
+var requestWords = setOf(`can could would will please do did are is have i you we`)
+
+// relativeBefore reports whether "my kid ", "her brother " and the like
+// stand before s[i] ("my son Tomás").
+func relativeBefore(s string, i int) bool {
+	if i < 4 || s[i-1] != ' ' {
+		return false
+	}
+	b := i - 1
+	for b > 0 && s[b-1] >= 'a' && s[b-1] <= 'z' {
+		b--
+	}
+	if !relatives[s[b:i-1]] || b < 3 || s[b-1] != ' ' {
+		return false
+	}
+	a := b - 1
+	for a > 0 && isLetter(s[a-1]) {
+		a--
+	}
+	return possessivePronouns[strings.ToLower(s[a:b-1])]
+}
+
+var possessivePronouns = setOf(`my his her our their your`)
+
+// reportedBy reports whether a reporting verb stands before the run
+// s[i:end] and the clause ends after it ("…," says Okafor." or "said
+// Okafor to them").
+func reportedBy(s string, i, end int) bool {
+	if !(strings.HasSuffix(s[:i], " says ") || strings.HasSuffix(s[:i], " said ")) {
+		return false
+	}
+	return end == len(s) || strings.IndexByte(".,;!?\n", s[end]) >= 0 || strings.HasPrefix(s[end:], " to ")
 }
