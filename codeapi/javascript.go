@@ -80,7 +80,7 @@ func javascriptTool(t *Tool) (js, dts string) {
 	}
 	var b strings.Builder
 	b.WriteString(jsHeader)
-	c := jsComment(fmt.Sprintf("@typedef {%s} %s\n", objectType(ps, ", "), input))
+	c := jsComment(fmt.Sprintf("@typedef {%s} %s", objectType(ps, ", "), input))
 	b.WriteString(c + " */\n\n")
 	b.WriteString(jsComment(t.Full["javascript"]))
 	fmt.Fprintf(&b, " *\n * @param {%s} [args]\n * @returns {Promise<%s>}\n */\n", input, ret)

@@ -47,7 +47,7 @@ func (p *Proxy) prestart(s *Session) {
 	if err != nil {
 		return // the session ended, or the proxy is closing: its first run will say why
 	}
-	req := sandbox.Request{Workdir: dir, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require)}
+	req := sandbox.Request{Workdir: dir, Tree: p.trees.peek(), Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require)}
 	for _, w := range warmers {
 		w.Prestart(req)
 	}
