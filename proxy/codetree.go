@@ -44,6 +44,11 @@ type codeTrees struct {
 	build   func(*Session) treeJob // the current version's writer
 	shared  *codeTree              // the current shared tree, nil when per session
 	private map[*Session]*codeTree
+	// waiting are the sessions whose warm children (warm.go) start, with
+	// onReady, each time their tree is written: a child binds the tree of
+	// its start, so one started before a change would not serve a run.
+	waiting map[*Session]bool
+	onReady func(*Session)
 }
 
 // treeJob writes one tree into dir.
@@ -61,7 +66,7 @@ type codeTree struct {
 // newCodeTrees makes the keeper; off (no trees) when the sandbox cannot
 // bind them (no mount namespace) or the directory cannot be made.
 func newCodeTrees(log *slog.Logger) *codeTrees {
-	t := &codeTrees{log: log.With("component", "codeapi"), private: map[*Session]*codeTree{}}
+	t := &codeTrees{log: log.With("component", "codeapi"), private: map[*Session]*codeTree{}, waiting: map[*Session]bool{}}
 	if l := sandbox.Detect(); !l.Namespaces || !l.Filesystem {
 		return t
 	}
@@ -96,38 +101,97 @@ func (t *codeTrees) changed(build func(*Session) treeJob, perSession bool) {
 		delete(t.private, s)
 	}
 	if !perSession {
-		t.shared = t.startLocked(build(nil), "shared")
+		t.shared = t.startLocked(build(nil), nil)
 	}
 }
 
-// startLocked starts writing a tree with job.
-func (t *codeTrees) startLocked(job treeJob, name string) *codeTree {
+// startLocked starts writing a tree with job: owner's, or shared for nil.
+func (t *codeTrees) startLocked(job treeJob, owner *Session) *codeTree {
+	name := "shared"
+	if owner != nil {
+		name = fmt.Sprintf("s%p", owner)
+	}
 	tr := &codeTree{dir: filepath.Join(t.root, strconv.FormatUint(t.gen, 10)+"-"+name), ready: make(chan struct{})}
 	go func() {
-		defer close(tr.ready)
-		// A burst of changes (upstreams connecting one by one at start)
-		// writes only its last version.
-		time.Sleep(treeDebounce)
-		t.mu.Lock()
-		superseded := tr.stale
-		t.mu.Unlock()
-		if superseded {
-			tr.err = errSuperseded
-			return
+		tr.err = t.write(tr, job)
+		close(tr.ready)
+		if tr.err == nil {
+			t.written(tr, owner)
 		}
-		start := time.Now()
-		st, err := job(tr.dir)
-		if err != nil {
-			tr.err = err
-			if tr.stale {
-				return // replaced while written: its removal was the error
-			}
-			t.log.Warn("servers/ tree not written; runs go without it until the next catalog change", "err", err)
-			return
-		}
-		t.log.Debug("servers/ tree written", "files", st.Files, "bytes", st.Bytes, "duration", time.Since(start))
 	}()
 	return tr
+}
+
+// write writes tr with job, unless a newer version replaced it first.
+func (t *codeTrees) write(tr *codeTree, job treeJob) error {
+	// A burst of changes (upstreams connecting one by one at start)
+	// writes only its last version.
+	time.Sleep(treeDebounce)
+	if t.isStale(tr) {
+		return errSuperseded
+	}
+	start := time.Now()
+	st, err := job(tr.dir)
+	if err != nil {
+		if !t.isStale(tr) { // else its removal was the error
+			t.log.Warn("servers/ tree not written; runs go without it until the next catalog change", "err", err)
+		}
+		return err
+	}
+	t.log.Debug("servers/ tree written", "files", st.Files, "bytes", st.Bytes, "duration", time.Since(start))
+	return nil
+}
+
+func (t *codeTrees) isStale(tr *codeTree) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tr.stale
+}
+
+// written calls onReady for the sessions waiting for tr.
+func (t *codeTrees) written(tr *codeTree, owner *Session) {
+	t.mu.Lock()
+	var who []*Session
+	if !tr.stale && t.onReady != nil {
+		for s := range t.waiting {
+			if owner == nil || s == owner {
+				who = append(who, s)
+			}
+		}
+	}
+	t.mu.Unlock()
+	for _, s := range who {
+		t.onReady(s)
+	}
+}
+
+// ready is the tree of s's next run if it is written (ok), for a child
+// started ahead of that run; otherwise not ok, and s waits: onReady(s)
+// is called when its tree is written, and again for every later version.
+// Without trees it is "" and ok.
+func (t *codeTrees) ready(s *Session) (dir string, ok bool) {
+	if !t.on() {
+		return "", true
+	}
+	t.mu.Lock()
+	t.waiting[s] = true
+	tr := t.shared
+	if tr == nil && t.build != nil {
+		if tr = t.private[s]; tr == nil {
+			tr = t.startLocked(t.build(s), s)
+			t.private[s] = tr
+		}
+	}
+	t.mu.Unlock()
+	if tr == nil {
+		return "", false
+	}
+	select {
+	case <-tr.ready:
+		return tr.dir, tr.err == nil
+	default:
+		return "", false
+	}
 }
 
 // retireLocked marks tr replaced, removing it when no run holds it.
@@ -168,7 +232,7 @@ func (t *codeTrees) tryAcquire(ctx context.Context, s *Session) (dir string, rel
 	tr := t.shared
 	if tr == nil && t.build != nil {
 		if tr = t.private[s]; tr == nil {
-			tr = t.startLocked(t.build(s), fmt.Sprintf("s%p", s))
+			tr = t.startLocked(t.build(s), s)
 			t.private[s] = tr
 		}
 	}
@@ -198,28 +262,6 @@ func (t *codeTrees) tryAcquire(ctx context.Context, s *Session) (dir string, rel
 	return tr.dir, release, false
 }
 
-// peek is the current shared tree when it is written, for a child
-// started ahead of a run; "" otherwise.
-func (t *codeTrees) peek() string {
-	if !t.on() {
-		return ""
-	}
-	t.mu.Lock()
-	tr := t.shared
-	t.mu.Unlock()
-	if tr == nil {
-		return ""
-	}
-	select {
-	case <-tr.ready:
-		if tr.err == nil {
-			return tr.dir
-		}
-	default:
-	}
-	return ""
-}
-
 // forget drops s's own tree at its end.
 func (t *codeTrees) forget(s *Session) {
 	if !t.on() {
@@ -227,6 +269,7 @@ func (t *codeTrees) forget(s *Session) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	delete(t.waiting, s)
 	if tr := t.private[s]; tr != nil {
 		delete(t.private, s)
 		t.retireLocked(tr)

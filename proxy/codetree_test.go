@@ -44,7 +44,7 @@ return ["find_owner" in all, "@example.com" in all, "[EMAIL_" in all, "7946" in 
 // TestCodeTreesVersions: a run gets the newest version, waiting for it;
 // an older one is removed once no run holds it, not before.
 func TestCodeTreesVersions(t *testing.T) {
-	ct := &codeTrees{root: t.TempDir(), log: slog.New(slog.DiscardHandler), private: map[*Session]*codeTree{}}
+	ct := &codeTrees{root: t.TempDir(), log: slog.New(slog.DiscardHandler), private: map[*Session]*codeTree{}, waiting: map[*Session]bool{}}
 	job := func(name string) func(*Session) treeJob {
 		return func(*Session) treeJob {
 			return func(dir string) (codeapi.Stats, error) {
@@ -73,9 +73,22 @@ func TestCodeTreesVersions(t *testing.T) {
 	if _, err := os.Stat(dir3); err != nil {
 		t.Errorf("the current tree was removed: %v", err)
 	}
-	if got := ct.peek(); got != dir3 {
-		t.Errorf("peek = %q, want %q", got, dir3)
+	if got, ok := ct.ready(nil); !ok || got != dir3 {
+		t.Errorf("ready = %q, %v; want %q", got, ok, dir3)
 	}
+	// A session waiting for its tree (its warm children) hears of each
+	// version once it is written.
+	heard := make(chan *Session, 4)
+	ct.mu.Lock()
+	ct.onReady = func(s *Session) { heard <- s }
+	ct.mu.Unlock()
+	s := &Session{}
+	ct.ready(s)
+	ct.changed(job("v4"), false)
+	if got := <-heard; got != s && got != nil {
+		t.Errorf("onReady(%p), want the waiting session %p", got, s)
+	}
+	ct.forget(s)
 	ct.close()
 	waitGone(t, ct.root)
 }

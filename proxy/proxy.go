@@ -189,6 +189,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
 	p.trees = newCodeTrees(log)
+	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
