@@ -70,7 +70,13 @@ func newCodeTrees(log *slog.Logger) *codeTrees {
 	if l := sandbox.Detect(); !l.Namespaces || !l.Filesystem {
 		return t
 	}
-	dir, err := os.MkdirTemp("", "toolfold-code-")
+	// /dev/shm, a tmpfs, where there is one: writing 8,000 small files
+	// there takes a third of the time it takes on a journaled disk, and the
+	// pages are in memory either way once runs read them.
+	dir, err := os.MkdirTemp("/dev/shm", "toolfold-code-")
+	if err != nil {
+		dir, err = os.MkdirTemp("", "toolfold-code-")
+	}
 	if err != nil {
 		t.log.Warn("no servers/ tree in runs: cannot make its directory", "err", err)
 		return t
