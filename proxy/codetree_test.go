@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolfold/toolfold/codeapi"
@@ -22,6 +23,9 @@ func TestCodeTreeTokenized(t *testing.T) {
 	p, cs := startProxyWith(t, testConfig(), &Options{Providers: []Provider{plantedProvider()}, Runners: []sandbox.Runner{py}})
 	if !p.trees.on() {
 		t.Skip("no mount namespace: runs get no servers/ tree here")
+	}
+	if d := p.AdvertisedTools()[1].Description; !strings.Contains(d, "servers/ and skills/") {
+		t.Errorf("run_script's description does not say the trees exist: %s", d)
 	}
 	text, failed := runPython(t, cs, `import os
 texts = []
