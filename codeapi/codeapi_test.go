@@ -204,3 +204,35 @@ for (const f of fs.readFileSync(0, 'utf8').split('\n')) new vm.Script('(function
 		t.Errorf("node: %v\n%s", err, out)
 	}
 }
+
+// TestWriteLinkFrom: a tokenized tree links the files Tokenize leaves
+// alone to the plain tree's, and writes the others.
+func TestWriteLinkFrom(t *testing.T) {
+	ix := sampleIndex(t)
+	c := FromIndex(ix, "skills", &Options{HoldsPII: func(s, tool string) bool { return tool == "read_graph" }})
+	base := filepath.Join(t.TempDir(), "base")
+	if _, err := Write(base, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "session")
+	tok := func(s string) string { return strings.ReplaceAll(s, "knowledge graph", "[SECRET_1]") }
+	if _, err := Write(dir, c, &WriteOptions{Tokenize: tok, LinkFrom: base}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		path   string
+		linked bool
+	}{{"servers/memory/create_entities.py", true}, {"servers/memory/read_graph.py", false}, {"servers/README.md", false}} {
+		a, _ := os.Stat(filepath.Join(base, f.path))
+		b, err := os.Stat(filepath.Join(dir, f.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if os.SameFile(a, b) != f.linked {
+			t.Errorf("%s: linked=%v, want %v", f.path, os.SameFile(a, b), f.linked)
+		}
+	}
+	if s := read(t, filepath.Join(dir, "servers/memory/read_graph.py")); !strings.Contains(s, "[SECRET_1]") {
+		t.Errorf("the PII tool's file is not tokenized:\n%s", s)
+	}
+}

@@ -19,6 +19,10 @@ type WriteOptions struct {
 	// servers and tools marked PII (and the top README), as the session
 	// whose tree it is sees them.
 	Tokenize func(string) string
+	// LinkFrom, when set, is a tree Write wrote from the same Catalog
+	// without Tokenize: each file Tokenize would not touch is a hard link
+	// to that tree's, so a tree per session costs only its tokenized files.
+	LinkFrom string
 }
 
 // Stats says what Write wrote.
@@ -34,7 +38,7 @@ func Write(dir string, c Catalog, o *WriteOptions) (st Stats, err error) {
 	if o == nil {
 		o = &WriteOptions{}
 	}
-	w := &writer{o: o, st: &st}
+	w := &writer{o: o, st: &st, root: dir}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return st, fmt.Errorf("codeapi: %w", err)
 	}
@@ -51,9 +55,10 @@ func Write(dir string, c Catalog, o *WriteOptions) (st Stats, err error) {
 
 // writer writes files, keeping the first error.
 type writer struct {
-	o   *WriteOptions
-	st  *Stats
-	err error
+	o    *WriteOptions
+	st   *Stats
+	root string
+	err  error
 }
 
 func (w *writer) mkdir(dir string) {
@@ -69,6 +74,15 @@ func (w *writer) put(path, text string, pii bool) {
 	}
 	if pii && w.o.Tokenize != nil {
 		text = w.o.Tokenize(text)
+	} else if w.o.LinkFrom != "" {
+		rel, err := filepath.Rel(w.root, path)
+		if err == nil {
+			err = os.Link(filepath.Join(w.o.LinkFrom, rel), path)
+		}
+		if err == nil {
+			w.st.Files++
+			return
+		}
 	}
 	if err := os.WriteFile(path, []byte(text), 0o444); err != nil {
 		w.err = err

@@ -40,9 +40,10 @@ type codeTrees struct {
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	gen     uint64                 // catalog version
-	build   func(*Session) treeJob // the current version's writer
-	shared  *codeTree              // the current shared tree, nil when per session
+	gen     uint64                                    // catalog version
+	build   func(s *Session, linkFrom string) treeJob // the current version's writer
+	shared  *codeTree                                 // the current shared tree, nil when per session
+	base    *codeTree                                 // per session: the untokenized tree theirs link to, never served
 	private map[*Session]*codeTree
 	// waiting are the sessions whose warm children (warm.go) start, with
 	// onReady, each time their tree is written: a child binds the tree of
@@ -90,7 +91,7 @@ func (t *codeTrees) on() bool { return t != nil && t.root != "" }
 
 // changed starts a new version: perSession when texts hold personal data.
 // The shared tree is written now, in the background.
-func (t *codeTrees) changed(build func(*Session) treeJob, perSession bool) {
+func (t *codeTrees) changed(build func(s *Session, linkFrom string) treeJob, perSession bool) {
 	if !t.on() {
 		return
 	}
@@ -98,17 +99,37 @@ func (t *codeTrees) changed(build func(*Session) treeJob, perSession bool) {
 	defer t.mu.Unlock()
 	t.gen++
 	t.build = build
-	if t.shared != nil {
-		t.retireLocked(t.shared)
-		t.shared = nil
+	for _, tr := range []*codeTree{t.shared, t.base} {
+		if tr != nil {
+			t.retireLocked(tr)
+		}
 	}
+	t.shared, t.base = nil, nil
 	for s, tr := range t.private {
 		t.retireLocked(tr)
 		delete(t.private, s)
 	}
-	if !perSession {
-		t.shared = t.startLocked(build(nil), nil)
+	if perSession {
+		t.base = t.startLocked(build(nil, ""), nil)
+	} else {
+		t.shared = t.startLocked(build(nil, ""), nil)
 	}
+}
+
+// startPrivateLocked starts writing s's own tree, its files without
+// personal data linked to the base tree's once that is written.
+func (t *codeTrees) startPrivateLocked(s *Session) *codeTree {
+	build, base := t.build, t.base
+	return t.startLocked(func(dir string) (codeapi.Stats, error) {
+		link := ""
+		if base != nil {
+			<-base.ready
+			if base.err == nil {
+				link = base.dir // removed meanwhile: the files are written instead
+			}
+		}
+		return build(s, link)(dir)
+	}, s)
 }
 
 // startLocked starts writing a tree with job: owner's, or shared for nil.
@@ -184,7 +205,7 @@ func (t *codeTrees) ready(s *Session) (dir string, ok bool) {
 	tr := t.shared
 	if tr == nil && t.build != nil {
 		if tr = t.private[s]; tr == nil {
-			tr = t.startLocked(t.build(s), s)
+			tr = t.startPrivateLocked(s)
 			t.private[s] = tr
 		}
 	}
@@ -238,7 +259,7 @@ func (t *codeTrees) tryAcquire(ctx context.Context, s *Session) (dir string, rel
 	tr := t.shared
 	if tr == nil && t.build != nil {
 		if tr = t.private[s]; tr == nil {
-			tr = t.startLocked(t.build(s), s)
+			tr = t.startPrivateLocked(s)
 			t.private[s] = tr
 		}
 	}
@@ -288,7 +309,7 @@ func (t *codeTrees) close() {
 		return
 	}
 	t.mu.Lock()
-	trees := []*codeTree{t.shared}
+	trees := []*codeTree{t.shared, t.base}
 	for _, tr := range t.private {
 		trees = append(trees, tr)
 	}
@@ -320,7 +341,7 @@ func (p *Proxy) treeCatalog(ix *index.Index, pii *catalogPII) {
 			return pii.tools[server+"\x00"+tool]
 		}
 	}
-	build := func(s *Session) treeJob {
+	build := func(s *Session, linkFrom string) treeJob {
 		return func(dir string) (codeapi.Stats, error) {
 			c := codeapi.FromIndex(ix, skillServer, opts)
 			for _, sk := range list {
@@ -329,7 +350,7 @@ func (p *Proxy) treeCatalog(ix *index.Index, pii *catalogPII) {
 			}
 			wo := &codeapi.WriteOptions{Language: lang}
 			if s != nil && s.vault != nil {
-				wo.Tokenize = s.vault.Tokenize
+				wo.Tokenize, wo.LinkFrom = s.vault.Tokenize, linkFrom
 			}
 			return codeapi.Write(dir, c, wo)
 		}

@@ -38,10 +38,21 @@ return ["find_owner" in all, "@example.com" in all, "[EMAIL_" in all, "7946" in 
 		t.Errorf("want the tool's files with tokens and no raw value: %s", text)
 	}
 	p.trees.mu.Lock()
-	shared, private := p.trees.shared, len(p.trees.private)
+	shared, base, private := p.trees.shared, p.trees.base, p.trees.private
+	var own *codeTree
+	for _, tr := range private {
+		own = tr
+	}
+	n := len(private)
 	p.trees.mu.Unlock()
-	if shared != nil || private != 1 {
-		t.Errorf("a catalog with personal data: shared tree %v, %d private ones; want none and 1", shared, private)
+	if shared != nil || base == nil || n != 1 {
+		t.Fatalf("a catalog with personal data: shared tree %v, base %v, %d private ones; want none, one and 1", shared, base, n)
+	}
+	// The session's files without personal data are the base tree's.
+	a, err1 := os.Stat(filepath.Join(base.dir, "servers", "package.json"))
+	b, err2 := os.Stat(filepath.Join(own.dir, "servers", "package.json"))
+	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+		t.Errorf("servers/package.json is not linked to the base tree's: %v %v", err1, err2)
 	}
 }
 
@@ -49,8 +60,8 @@ return ["find_owner" in all, "@example.com" in all, "[EMAIL_" in all, "7946" in 
 // an older one is removed once no run holds it, not before.
 func TestCodeTreesVersions(t *testing.T) {
 	ct := &codeTrees{root: t.TempDir(), log: slog.New(slog.DiscardHandler), private: map[*Session]*codeTree{}, waiting: map[*Session]bool{}}
-	job := func(name string) func(*Session) treeJob {
-		return func(*Session) treeJob {
+	job := func(name string) func(*Session, string) treeJob {
+		return func(*Session, string) treeJob {
 			return func(dir string) (codeapi.Stats, error) {
 				return codeapi.Write(dir, codeapi.Catalog{Servers: []codeapi.Server{{Name: name, Ident: name}}}, nil)
 			}
