@@ -11,11 +11,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/tokens"
 )
 
 // maxToolsJSON is the most the two advertised tools may cost a client: their
 // tools/list JSON, in bytes.
 const maxToolsJSON = 2500
+
+// maxToolsTokens bounds the same in tokens: 547 before the servers/ tree's
+// sentence, plus 10%.
+const maxToolsTokens = 601
 
 // lua fills {{name}} placeholders in a Lua script with quoted string literals.
 func lua(code string, vars ...string) string {
@@ -43,6 +48,13 @@ func TestToolsList(t *testing.T) {
 	}
 	if size > maxToolsJSON {
 		t.Errorf("tools/list JSON is %d bytes, want at most %d", size, maxToolsJSON)
+	}
+	data, _ := json.Marshal(tools)
+	if n := tokens.Count(string(data)); n > maxToolsTokens {
+		t.Errorf("tools/list costs %d tokens, want at most %d", n, maxToolsTokens)
+	}
+	if !strings.Contains(descriptions.String(), "servers/ and skills/") {
+		t.Errorf("run_script's description does not say servers/ and skills/ exist:\n%s", descriptions.String())
 	}
 	for _, server := range npmServers {
 		if !strings.Contains(descriptions.String(), server) {

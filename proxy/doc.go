@@ -31,6 +31,11 @@
 // advertised tools' descriptions, which name the servers and their tool
 // counts, are re-registered when they change, so clients are notified too.
 //
+// Every rebuilt catalog is also written as code (codetree.go, package
+// codeapi) in the background: the read-only servers/ and skills/ trees a
+// run sees in its workspace (sandbox.Request.Tree), one per catalog
+// version, or per session where upstreams' texts hold personal data.
+//
 // Middleware order is declared once, in chain.go, the only file that
 // registers middleware (a test fails on any other, and another checks the
 // order requests really meet them in). Handlers hold only their own logic

@@ -128,6 +128,7 @@ type Proxy struct {
 	store       store.Store                 // Options.Store; may be nil
 	skills      skills.Store                // saved skills (skills.go)
 	skillTools  *skillProvider              // the skills as a provider's tools (skillprovider.go)
+	trees       *codeTrees                  // the servers/ and skills/ trees runs see (codetree.go)
 	guard       *guard                      // policy, pins and audit of every tool call (policy.go)
 }
 
@@ -180,6 +181,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.sessions.release = func(s *Session) {
 		s.tails.wait() // its runs answered at done, still ending in the workspace
 		p.workspaces.release(s)
+		p.trees.forget(s)
 		p.pool.releaseSession(s)
 	}
 	p.sessions.started = func(s *Session) { // warm.go
@@ -192,6 +194,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
 	p.skillTools = &skillProvider{p: p}
+	p.trees = newCodeTrees(log)
+	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
@@ -278,6 +282,7 @@ func (p *Proxy) Close() {
 	p.learn.close()
 	p.sessions.closeAll()
 	p.workspaces.close()
+	p.trees.close()
 }
 
 // Server is the client-facing MCP server.
@@ -315,8 +320,10 @@ func (p *Proxy) refresh() {
 	p.guard.update(p.life, servers)
 	infos := serverInfos(servers)
 	ix := index.New(tools, infos)
-	p.catalogPII.Store(p.pii.scanCatalog(ix, tools, infos)) // first: a search that sees ix sees its scan
+	pii := p.pii.scanCatalog(ix, tools, infos)
+	p.catalogPII.Store(pii) // first: a search that sees ix sees its scan
 	p.catalog.Store(ix)
+	p.treeCatalog(ix, pii) // codetree.go: the servers/ tree, in the background
 	p.advertise()
 	p.refreshDone = covered
 	p.fwd.refreshed()

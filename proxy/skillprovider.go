@@ -36,8 +36,9 @@ type skillProvider struct {
 
 	mu      sync.Mutex
 	tools   []*mcp.Tool
-	sig     string // the snapshot's names and descriptions, to tell a change
-	err     string // why the store could not be read, if it could not
+	list    []*skills.Skill // the skills behind tools, for the servers/ tree (codetree.go)
+	sig     string          // the snapshot's names and descriptions, to tell a change
+	err     string          // why the store could not be read, if it could not
 	changed func()
 }
 
@@ -69,6 +70,13 @@ func (sp *skillProvider) Servers() []ProvidedServer {
 	return []ProvidedServer{s}
 }
 
+// snapshot is the skills last read.
+func (sp *skillProvider) snapshot() []*skills.Skill {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.list
+}
+
 // reload reads the store's list; when it changed, the catalog is rebuilt.
 // A store that cannot be read (Redis away) keeps the last list read, so a
 // blip does not take every skill out of search.
@@ -91,12 +99,12 @@ func (sp *skillProvider) reload(ctx context.Context) {
 	var sig strings.Builder
 	for _, s := range list {
 		tools = append(tools, skillTool(s))
-		fmt.Fprintf(&sig, "%s\x00%s\x00%s\x00%s\x00%s\n", s.Name, s.Description, s.Language, s.Parameters, s.Result)
+		fmt.Fprintf(&sig, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\n", s.Name, s.Description, s.Language, s.Parameters, s.Result, s.Code)
 	}
 	sp.mu.Lock()
 	same := sig.String() == sp.sig && msg == sp.err
 	if !same {
-		sp.tools, sp.sig, sp.err = tools, sig.String(), msg
+		sp.tools, sp.list, sp.sig, sp.err = tools, list, sig.String(), msg
 	}
 	changed := sp.changed
 	sp.mu.Unlock()

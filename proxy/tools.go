@@ -47,7 +47,7 @@ func (p *Proxy) advertise() {
 	run := &mcp.Tool{
 		Name: "run_script",
 		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
-			p.runHelp(def) + " " + p.workspaceHelp() +
+			p.runHelp(def) + " " + p.workspaceHelp() + p.treeHelp() +
 			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
@@ -270,6 +270,9 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	start := time.Now()
 	p.observeStart(ctx, code)
 	sreq := sandbox.Request{Code: code, Language: lang, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}
+	var releaseTree func()
+	sreq.Tree, releaseTree = p.trees.acquire(ctx, sessionOf(ctx)) // codetree.go
+	defer releaseTree()
 	if pr := progressOf(ctx); pr != nil {
 		sreq.OnOutput = pr.start(func(s string) string { return p.scanOutput(ctx, host, s) })
 		defer pr.stop() // before the answer: no progress after it

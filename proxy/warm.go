@@ -43,11 +43,15 @@ func (p *Proxy) prestart(s *Session) {
 	if len(warmers) == 0 {
 		return
 	}
+	tree, ok := p.trees.ready(s)
+	if !ok {
+		return // its servers/ tree is being written: called again once it is (codetree.go)
+	}
 	dir, err := p.workspaces.get(s)
 	if err != nil {
 		return // the session ended, or the proxy is closing: its first run will say why
 	}
-	req := sandbox.Request{Workdir: dir, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require)}
+	req := sandbox.Request{Workdir: dir, Tree: tree, Limits: p.limits(), Require: sandbox.Require(p.cfg.Sandbox.Require)}
 	for _, w := range warmers {
 		w.Prestart(req)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -274,13 +275,15 @@ func (w *workspaces) admit(dir string) error {
 }
 
 // usage measures dir: every entry below it, files by their size rounded
-// up to workspaceBlock, everything else as one block. It stops counting
+// up to workspaceBlock, everything else as one block, except the mount
+// points of the servers/ and skills/ trees (sandbox.TreeDirs: toolfold's,
+// not the script's; what is below them counts). It stops counting
 // once past stop, so a hostile tree costs at most stop/workspaceBlock
 // entries to measure. Symlinks are counted, never followed.
 func usage(dir string, stop int64) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
+		if err != nil || p == dir || d.IsDir() && filepath.Dir(p) == dir && slices.Contains(sandbox.TreeDirs, d.Name()) {
 			return nil
 		}
 		size := int64(workspaceBlock)

@@ -35,7 +35,7 @@
 //
 // # Inside a Lua script
 //
-// Base (without load, loadstring, loadfile, dofile, require, module,
+// Base (without load, loadstring, loadfile, dofile, module,
 // collectgarbage, getfenv, setfenv, newproxy), string (without dump), table
 // and math; no io, os, debug, package or coroutine. Added:
 //
@@ -47,6 +47,7 @@
 //	json.array(...)                      a new array of the arguments (nil as json.null)
 //	json.object([t])                     a new object, with t's fields when given
 //	print(...)                           tab-separated, to the output
+//	require("servers.memory")            a module of the code API (below), nothing else
 //
 // A failed call raises a Lua error whose value is the message alone, so
 // pcall(tools.fs.read_file, {path = "x"}) returns false and the upstream's
@@ -118,6 +119,7 @@
 //	ToolError                               raised by a failed call (str(e) is the message, e.tool the name)
 //	return value                            at the top level: the run's value (JSON)
 //	print(...)                              output, line-buffered
+//	from servers.memory import create_entities  the code API (below); import skills.NAME too
 //
 // The script is compiled with top-level await allowed (it then runs under
 // asyncio.run). A top-level return, also inside top-level if/for/while/
@@ -147,7 +149,11 @@
 //
 // The script is the body of an async function (compiled with vm.Script
 // as file "script", the header on line 1, so lines match): top-level
-// await and return both work; import statements do not. Promise.all runs
+// await and return both work. Static import statements at the start of a
+// line (import { a } from "./servers/memory/index.js", import * as m,
+// import m, import "x") are rewritten on their own lines to require calls
+// (a default import is module.exports); require resolves a relative path
+// against the working directory. Promise.all runs
 // calls in parallel. A ToolError is created when the call is made, so its
 // stack names the calling line. An uncaught exception or unhandled
 // rejection ends the run with its line; a script awaiting a promise that
@@ -161,6 +167,23 @@
 // The run's value is what the code returned, encoded then; an uncaught
 // exception in a callback ends the run as an error, process.exit(0) in one
 // keeps the value.
+//
+// # The code API (Request.Tree)
+//
+// A run with Request.Tree (the proxy's, written by package codeapi) sees
+// its servers/ and skills/ read-only at /workspace/servers and
+// /workspace/skills: bind mounts the init makes inside the workspace
+// (mount_linux.go), never copies; a write there fails (EROFS), and a kept
+// workspace holding a file of either name goes without that bind. Each
+// language imports from them what calls the same bridge as tools:
+// Python's prelude adds the module toolfold (call, acall, tools,
+// search_tools, ToolError, skills) and a finder for the packages servers
+// and skills in the working directory (-I keeps it off sys.path, so
+// nothing else there is importable); JavaScript's modules are CommonJS
+// calling globalThis.__toolfold.call; Lua's require (luarequire.go) loads
+// only servers.* and skills.* modules, NAME.lua or NAME/init.lua under
+// the working directory, with the script's globals. Without the mount
+// namespace (a degraded sandbox) a run has no tree.
 //
 // # The bridge
 //

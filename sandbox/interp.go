@@ -118,7 +118,7 @@ func probeWith(exe string, bin *exeFile, stdin string, args ...string) ([]byte, 
 		defer dup.Close()
 	}
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, n: 64 << 10}, &limitedBuffer{b: &errb, n: 4 << 10}
+	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, n: 256 << 10}, &limitedBuffer{b: &errb, n: 4 << 10}
 	cmd.Dir = os.TempDir()
 	cmd.Stdin = strings.NewReader(stdin)
 	if err := cmd.Run(); err != nil {

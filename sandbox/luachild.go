@@ -39,6 +39,7 @@ type luaEnv struct {
 	null   *lua.LUserData // json.null
 	marks  jsonMarks      // the metatables of JSON arrays and objects
 	stdout io.Writer
+	loaded map[string]lua.LValue // modules require loaded (luarequire.go)
 	// lastToolErr is the last bridge error raised into the script, with the
 	// line of the call, so an uncaught one still reports "script:LINE".
 	lastToolErr struct {
@@ -121,6 +122,7 @@ func newLuaEnv(b *childBridge, stdout io.Writer) *luaEnv {
 	L.SetGlobal("tools", e.toolsTable())
 	L.SetGlobal("call", L.NewFunction(e.call))
 	L.SetGlobal("search_tools", L.NewFunction(e.searchTools))
+	L.SetGlobal("require", L.NewFunction(e.require))
 	skills := L.NewTable()
 	skills.RawSetString("save", L.NewFunction(e.saveSkill))
 	L.SetGlobal("skills", skills)

@@ -23,6 +23,7 @@ import (
 //	/proc        a fresh proc of the run's PID namespace, hidepid=invisible
 //	/tmp         private tmpfs, size and inode limited
 //	/workspace   private tmpfs, size and inode limited (or the given host directory)
+//	/workspace/servers, /workspace/skills  the code API (initSpec.Tree), read-only
 //
 // No /sys, no host /home, /root, /etc/shadow or sockets. Every source is
 // opened (O_PATH) before the new root is mounted and bound through
@@ -121,6 +122,14 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 			return false, err
 		}
 	}
+	if s.Tree != "" {
+		// After the workspace: these binds land inside it.
+		for _, d := range TreeDirs {
+			if err := add(filepath.Join(s.Tree, d), SandboxWorkspace+"/"+d, false, true); err != nil {
+				return false, err
+			}
+		}
+	}
 	for _, d := range []string{"null", "zero", "random", "urandom"} {
 		if err := add("/dev/"+d, "/dev/"+d, true, false); err != nil {
 			return false, err
@@ -159,6 +168,10 @@ func buildRoot(s *initSpec) (proc bool, err error) {
 		}
 	}
 	for _, src := range srcs {
+		if inTree(src.dst) && !mountable(r+src.dst) {
+			unix.Close(src.fd) // a file of that name in a kept workspace: that run goes without
+			continue
+		}
 		if err := bindInto(r, src.dst, src.fd, src.link, src.rw, src.dir); err != nil {
 			return false, fmt.Errorf("bind %s: %w", src.host, err)
 		}
@@ -283,4 +296,21 @@ func underRuntime(p string) bool {
 		}
 	}
 	return false
+}
+
+// inTree reports whether dst is where a TreeDirs directory is bound.
+func inTree(dst string) bool {
+	for _, d := range TreeDirs {
+		if dst == SandboxWorkspace+"/"+d {
+			return true
+		}
+	}
+	return false
+}
+
+// mountable reports whether a directory can be bound at target: nothing
+// is there, or a directory (not a file or link a kept workspace holds).
+func mountable(target string) bool {
+	fi, err := os.Lstat(target)
+	return err != nil || fi.IsDir()
 }

@@ -91,12 +91,12 @@ func (p *procRunner) run(ctx context.Context, req Request, host Host) (*Result, 
 	defer cleanup()
 	var c *child
 	if p.warmable(req.Workdir) {
-		key := spareKey{dir: dir, lim: lim}
+		key := spareKey{dir: dir, tree: req.Tree, lim: lim}
 		c = p.warm.begin(ctx, key) // its preamble is written already
 		defer p.warm.end(key)      // the next run's child, once this one is gone
 	}
 	if c == nil {
-		if c, err = p.start(dir, lim); err != nil {
+		if c, err = p.start(dir, req.Tree, lim); err != nil {
 			return nil, err
 		}
 		if p.preamble != nil {
@@ -149,7 +149,7 @@ type child struct {
 
 // start spawns the child with its pipes, applies the rlimits and starts
 // watching for its exit. On error nothing is left running.
-func (p *procRunner) start(dir string, lim Limits) (*child, error) {
+func (p *procRunner) start(dir, tree string, lim Limits) (*child, error) {
 	var files []*os.File // every end, closed on failure
 	closeAll := func() {
 		for _, f := range files {
@@ -189,7 +189,7 @@ func (p *procRunner) start(dir string, lim Limits) (*child, error) {
 		ExtraFiles:  []*os.File{brChildW, brChildR}, // fds 3 and 4
 		SysProcAttr: childSysProcAttr(),             // own process group; dies with the proxy
 	}
-	ic, err := p.sandboxCmd(cmd, lim) // the same command, inside the sandbox's init
+	ic, err := p.sandboxCmd(cmd, tree, lim) // the same command, inside the sandbox's init
 	if err != nil {
 		closeAll()
 		return nil, err

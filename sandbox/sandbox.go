@@ -82,6 +82,13 @@ type Request struct {
 	// fresh bounded tmpfs (a temporary directory without the sandbox),
 	// gone after the run.
 	Workdir string
+	// Tree, when set, is a host directory holding the generated code API
+	// (package codeapi): its servers/ and skills/ are bound read-only at
+	// /workspace/servers and /workspace/skills, where the script lists,
+	// reads and imports them (Python import, JavaScript import or require,
+	// Lua require). It is never copied; without the sandbox's mount
+	// namespace (a degraded sandbox) it is not offered.
+	Tree string
 	// Require is the sandbox.require policy; empty means RequireDegraded.
 	// A run the policy refuses returns an error saying what to fix.
 	Require Require

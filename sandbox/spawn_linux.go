@@ -53,11 +53,11 @@ var cgroups cgroupLayout
 // re-execution of the toolfold binary, or an interpreter), into the same
 // command run by an init inside the sandbox. It returns nil and leaves cmd
 // alone when the namespaces are unavailable.
-func (p *procRunner) sandboxCmd(cmd *exec.Cmd, lim Limits) (*initConn, error) {
+func (p *procRunner) sandboxCmd(cmd *exec.Cmd, tree string, lim Limits) (*initConn, error) {
 	if !p.sandboxed() {
 		return nil, nil
 	}
-	return p.sandboxCmdWith(cmd, lim, Detect())
+	return p.sandboxCmdWith(cmd, tree, lim, Detect())
 }
 
 // sandboxed reports whether p's children start through the init.
@@ -67,14 +67,14 @@ func (p *procRunner) sandboxed() bool {
 }
 
 // sandboxCmdWith is sandboxCmd with the layers to use.
-func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, lim Limits, layers Layers) (*initConn, error) {
+func (p *procRunner) sandboxCmdWith(cmd *exec.Cmd, tree string, lim Limits, layers Layers) (*initConn, error) {
 	// The init is a Go binary that calls ChildMain: the runner's exe for
 	// Lua (which is also the inner command, seen at SandboxExe), the
 	// default one (toolfold-sandbox or this binary, see exe.go) for an
 	// interpreter (whose runner's exe is the interpreter).
 	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
 	s := initSpec{
-		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly,
+		Argv: argv, Env: cmd.Env, ReadOnly: p.readOnly, Tree: tree,
 		WorkspaceBytes: lim.workspaceBytes(), TmpBytes: lim.tmpBytes(),
 		Landlock: layers.Landlock > 0, Seccomp: layers.Seccomp,
 		LingerMillis: int(p.linger / time.Millisecond),
@@ -459,7 +459,7 @@ func probeInit(exe *exeFile) (*Layers, error) {
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	saved := cgroups
 	cgroups = cgroupLayout{} // the probe needs no cgroup
-	ic, err := p.sandboxCmdWith(cmd, DefaultLimits, Layers{Namespaces: true, Filesystem: true})
+	ic, err := p.sandboxCmdWith(cmd, "", DefaultLimits, Layers{Namespaces: true, Filesystem: true})
 	cgroups = saved
 	if err != nil {
 		return nil, err

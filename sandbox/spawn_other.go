@@ -16,7 +16,7 @@ import (
 
 type initConn struct{}
 
-func (p *procRunner) sandboxCmd(*exec.Cmd, Limits) (*initConn, error) { return nil, nil }
+func (p *procRunner) sandboxCmd(*exec.Cmd, string, Limits) (*initConn, error) { return nil, nil }
 
 func (p *procRunner) sandboxed() bool { return false }
 

@@ -18,6 +18,10 @@ const SandboxExe = "/toolfold"
 // SandboxWorkspace is the run's working directory inside the sandbox.
 const SandboxWorkspace = "/workspace"
 
+// TreeDirs are the directories of Request.Tree bound, read-only, into the
+// workspace under the same names.
+var TreeDirs = []string{"servers", "skills"}
+
 // Inside the sandbox the script runs as this uid and gid ("sandbox" in the
 // synthetic /etc/passwd), mapped to the same ids on the host (nobody and
 // nogroup on most systems) when the proxy runs as root. The init itself is
@@ -72,7 +76,11 @@ type initSpec struct {
 	// /workspace instead of a fresh bounded tmpfs.
 	Workspace      string `json:"workspace,omitempty"`
 	WorkspaceBytes int64  `json:"workspace_bytes"`
-	TmpBytes       int64  `json:"tmp_bytes"`
+	// Tree, when set, is a host directory whose servers/ and skills/ are
+	// bound read-only at /workspace/servers and /workspace/skills
+	// (Request.Tree).
+	Tree     string `json:"tree,omitempty"`
+	TmpBytes int64  `json:"tmp_bytes"`
 	// Landlock and Seccomp say whether to apply those layers (the parent
 	// detected them).
 	Landlock bool `json:"landlock"`

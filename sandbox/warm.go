@@ -40,8 +40,9 @@ const maxSpares = 4
 // spareKey is what a spare was started for: a run may use it only if it
 // would have started the same child.
 type spareKey struct {
-	dir string // Request.Workdir ("" : a fresh tmpfs in the sandbox)
-	lim Limits // with defaults applied
+	dir  string // Request.Workdir ("" : a fresh tmpfs in the sandbox)
+	tree string // Request.Tree
+	lim  Limits // with defaults applied
 }
 
 // spare is one child started ahead of its run.
@@ -201,7 +202,7 @@ func (sp *spare) callOff() {
 // interpreter has loaded its prelude before the run frame comes.
 func (s *spares) start(sp *spare) {
 	defer close(sp.ready)
-	c, err := s.p.start(sp.key.dir, sp.key.lim)
+	c, err := s.p.start(sp.key.dir, sp.key.tree, sp.key.lim)
 	if err == nil && s.p.preamble != nil {
 		c.bridgeW.SetWriteDeadline(time.Now().Add(10 * time.Second))
 		if _, err = c.bridgeW.Write(s.p.preamble); err == nil {
@@ -321,7 +322,7 @@ func (p *procRunner) prestart(req Request) {
 	if !p.warmable(req.Workdir) || p.exeErr != nil || Detect().Allow(p.language, req.Require) != nil {
 		return
 	}
-	p.warm.prestart(spareKey{dir: req.Workdir, lim: req.Limits.withDefaults()})
+	p.warm.prestart(spareKey{dir: req.Workdir, tree: req.Tree, lim: req.Limits.withDefaults()})
 }
 
 // Forgetting and closing, for the runners' exported methods.

@@ -50,7 +50,18 @@ Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true,
 // The script's require resolves built-in modules and absolute paths only:
 // nothing in the working directory (the session's workspace, which an
 // earlier run may have filled) is found by a bare name.
-const scriptRequire = createRequire('/toolfold-script/');
+// A relative path (./servers/memory/index.js, the code API) is resolved
+// against the working directory, as a script means it.
+const baseRequire = createRequire('/toolfold-script/');
+function scriptRequire(id) {
+  return baseRequire(relative(id));
+}
+scriptRequire.resolve = (id, o) => baseRequire.resolve(relative(id), o);
+scriptRequire.cache = baseRequire.cache;
+function relative(id) {
+  return typeof id === 'string' && (id.startsWith('./') || id.startsWith('../'))
+    ? require('path').resolve(process.cwd(), id) : id;
+}
 
 class ToolError extends Error {
   constructor(message, tool) {
@@ -341,11 +352,44 @@ function scriptPending() {
   return false;
 }
 
+// The code API (servers/ and skills/ in the working directory, read-only:
+// CommonJS modules) calls tools through this, the same bridge as tools.
+Object.defineProperty(globalThis, '__toolfold', { value: Object.freeze({ call, tools, searchTools, ToolError, skills }) });
+
+// importRE matches a static import statement at the start of a line:
+// import x / * as x / { a, b as c } / x, { a } from "spec", or import "spec".
+const importRE = /^([ \t]*)import\s+(?:([\w$]+|\*\s*as\s+[\w$]+|\{[^}]*\}|[\w$]+\s*,\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+))\s*from\s*)?(['"])([^'"\n]+)\3[ \t]*;?/gm;
+
+// rewriteImports turns the script's static imports (a script is a
+// function body, where import statements cannot stand) into require calls
+// on the same lines, so line numbers stay.
+function rewriteImports(code) {
+  return code.replace(importRE, (m, indent, clause, q, spec) => {
+    const req = 'require(' + JSON.stringify(spec) + ')';
+    const out = clause ? importBindings(clause.replace(/\s+/g, ' ').trim(), req) : req + ';';
+    return indent + out + '\n'.repeat((m.match(/\n/g) || []).length);
+  });
+}
+
+// importBindings declares an import clause's names from a module (a
+// default import is the whole module, as Node's import of CommonJS has it).
+function importBindings(clause, req) {
+  const braces = (c) => c.replace(/([\w$]+)\s+as\s+([\w$]+)/g, '$1: $2');
+  let m;
+  if ((m = /^\*\s*as\s+([\w$]+)$/.exec(clause))) return `const ${m[1]} = ${req};`;
+  if (clause.startsWith('{')) return `const ${braces(clause)} = ${req};`;
+  if ((m = /^([\w$]+)\s*,\s*(.*)$/.exec(clause))) {
+    const rest = m[2].startsWith('{') ? braces(m[2]) : m[2].replace(/^\*\s*as\s+/, '');
+    return `const ${m[1]} = ${req}, ${rest} = ${m[1]};`;
+  }
+  return `const ${clause} = ${req};`;
+}
+
 // compile makes the script an async function of the globals it is given.
 function compile(code) {
   // The header shares line 1 with the code, so lines need no offset.
   const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args, skills) {' +
-    code + '\n})';
+    rewriteImports(code) + '\n})';
   return new vm.Script(src, { filename: 'script' }).runInThisContext();
 }
 

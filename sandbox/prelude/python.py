@@ -344,6 +344,27 @@ class _Skills:
 skills = _Skills()
 
 
+class _TreeFinder:
+    """Finds the packages servers and skills (the code API, read-only in
+    the working directory, which -I keeps off sys.path) and nothing else."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in ("servers", "skills"):
+            return None
+        return sys.modules["_frozen_importlib_external"].PathFinder.find_spec(name, [posix.getcwd()])
+
+
+def _install_tree():
+    """The module toolfold (what the code API's functions call: the same
+    bridge as tools) and the finder of servers and skills."""
+    m = type(sys)("toolfold")
+    m.__dict__.update(call=call, acall=acall, tools=tools, search_tools=search_tools,
+                      asearch_tools=asearch_tools, ToolError=ToolError, skills=skills)
+    sys.modules["toolfold"] = m
+    sys.meta_path.insert(0, _TreeFinder)
+
+
 class _Return(BaseException):
     """Raised for a top-level `return value` (the AST is rewritten)."""
 
@@ -488,6 +509,7 @@ def _main():
         memory = int(sys.argv.pop(1)[len(_MEMORY_ARG):] or 0)
     sys.path.extend(sys.argv[1:])  # site-packages, without running site
     builtins.exit = builtins.quit = sys.exit  # site would have defined them
+    _install_tree()
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
     # Once down a run's path (compile, the return rewrite, exec, encode),
