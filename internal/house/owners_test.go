@@ -1,0 +1,84 @@
+package house
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sourceFiles parses every non-test Go file of the module outside skip
+// (directories relative to root, slash separated) and calls f with each
+// file's path relative to root.
+func sourceFiles(t *testing.T, skip []string, f func(rel string, file *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			for _, s := range skip {
+				if rel == s {
+					return filepath.SkipDir
+				}
+			}
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		f(rel, file)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// calls is the set of pkg.Func selectors called in n ("os.Rename").
+func calls(n ast.Node) map[string]bool {
+	m := map[string]bool{}
+	ast.Inspect(n, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if s, ok := c.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := s.X.(*ast.Ident); ok {
+					m[id.Name+"."+s.Sel.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// TestAtomicWriteOnlyInHelper: a file is replaced atomically only through
+// internal/atomicfile. A function that writes a file (os.CreateTemp,
+// os.WriteFile) and renames it into place is a second copy of the helper;
+// a folder built under os.MkdirTemp and renamed whole (a skill) is not.
+func TestAtomicWriteOnlyInHelper(t *testing.T) {
+	sourceFiles(t, []string{"internal/atomicfile", "internal/phonenumbers"}, func(rel string, file *ast.File) {
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			c := calls(fn.Body)
+			if c["os.Rename"] && (c["os.CreateTemp"] || c["os.WriteFile"]) && !c["os.MkdirTemp"] {
+				t.Errorf("%s: %s writes a file and renames it into place: use atomicfile.Write (internal/atomicfile)", rel, fn.Name.Name)
+			}
+		}
+	})
+}
