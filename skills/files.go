@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/fsown"
 )
 
 // Store keeps skills. Implementations are safe for concurrent use.
@@ -310,14 +312,21 @@ func ownDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("skills.dir: %w", err)
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case !info.IsDir():
+	if !info.IsDir() {
 		return fmt.Errorf("skills.dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
-	case ok && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("skills.dir %s belongs to uid %d, not toolfold's user (uid %d); use a directory of toolfold's own", dir, st.Uid, os.Geteuid())
-	case info.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("skills.dir %s is writable by other users (mode %v); chmod go-w it, or use a directory of toolfold's own", dir, info.Mode().Perm())
 	}
-	return nil
+	return ownDirProblem("skills.dir", dir, fsown.Check(info, fsown.Options{}))
+}
+
+// ownDirProblem words e, a directory's failed ownership check, with what
+// to do; nil for nil.
+func ownDirProblem(key, dir string, e *fsown.Error) error {
+	switch {
+	case e == nil:
+		return nil
+	case e.Writable:
+		return fmt.Errorf("%s %s %v; chmod go-w it, or use a directory of toolfold's own", key, dir, e)
+	default:
+		return fmt.Errorf("%s %s %v; use a directory of toolfold's own", key, dir, e)
+	}
 }

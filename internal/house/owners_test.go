@@ -82,3 +82,24 @@ func TestAtomicWriteOnlyInHelper(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnershipCheckOnlyInHelper: whether a file is toolfold's own is
+// decided only by internal/fsown. Code elsewhere that reads a file's owner
+// (a Stat_t's Uid, or syscall.Stat_t off FileInfo.Sys) is a second copy
+// of the check. Stat_t used for device and inode numbers (the sandbox's
+// mounts) is not an ownership check, nor is setting a Credential's Uid.
+func TestOwnershipCheckOnlyInHelper(t *testing.T) {
+	sourceFiles(t, []string{"internal/fsown", "internal/phonenumbers"}, func(rel string, file *ast.File) {
+		ast.Inspect(file, func(n ast.Node) bool {
+			s, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, _ := s.X.(*ast.Ident)
+			if s.Sel.Name == "Uid" || (s.Sel.Name == "Stat_t" && id != nil && id.Name == "syscall") {
+				t.Errorf("%s: reads a file's owner (%s): use fsown.Check (internal/fsown)", rel, s.Sel.Name)
+			}
+			return true
+		})
+	})
+}
