@@ -103,3 +103,28 @@ func TestOwnershipCheckOnlyInHelper(t *testing.T) {
 		})
 	})
 }
+
+// TestLogWalkOnlyInHelper: a slog.Handler that wraps another and changes
+// what passes (a redaction) is built on internal/slogwalk, which walks a
+// record's message, attributes and groups once for all of them. A
+// WithAttrs method that hands attributes on to a next handler's WithAttrs
+// is a second copy of that walk.
+func TestLogWalkOnlyInHelper(t *testing.T) {
+	sourceFiles(t, []string{"internal/slogwalk", "internal/phonenumbers"}, func(rel string, file *ast.File) {
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "WithAttrs" || fn.Body == nil {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if s, ok := c.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "WithAttrs" {
+						t.Errorf("%s: a slog.Handler wraps another by hand: build it with slogwalk.New (internal/slogwalk)", rel)
+						return false
+					}
+				}
+				return true
+			})
+		}
+	})
+}
