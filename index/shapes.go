@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Shapes holds the result shapes observed in this deployment, for tools
@@ -180,16 +182,7 @@ func luaKeyless(k string) string {
 	if ScriptIdent(k) == k && k != "" {
 		return k
 	}
-	return jsonString(k)
-}
-
-// jsonString quotes s as a JSON string without HTML escaping.
-func jsonString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
+	return sandbox.JSONString(k)
 }
 
 func sortedKeys(m map[string]any) []string {

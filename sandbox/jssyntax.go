@@ -23,14 +23,14 @@ func jsKey(name string) string {
 	if ScriptIdent(name) == name && name != "" {
 		return name // reserved words are fine as keys
 	}
-	return jsonString(name)
+	return JSONString(name)
 }
 
 func (jsSyntax) ToolExpr(serverID, toolID string) string {
 	if jsIdent(serverID) && jsIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
-	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
+	return "tools[" + JSONString(serverID) + "][" + JSONString(toolID) + "]"
 }
 
 func (jsSyntax) Signature(expr string, ps []SigParam, more int) string {
@@ -64,7 +64,7 @@ func jsValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return jsonString(x)
+		return JSONString(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
@@ -79,5 +79,5 @@ func jsValue(v any) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }

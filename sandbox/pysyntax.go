@@ -24,7 +24,7 @@ func (pySyntax) ToolExpr(serverID, toolID string) string {
 	if pyIdent(serverID) && pyIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
-	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
+	return "tools[" + JSONString(serverID) + "][" + JSONString(toolID) + "]"
 }
 
 // signature lists keyword parameters, optional ones with "= None"; names
@@ -40,7 +40,7 @@ func (pySyntax) Signature(expr string, ps []SigParam, more int) string {
 			plain = append(plain, s)
 			continue
 		}
-		k := jsonString(p.Name)
+		k := JSONString(p.Name)
 		if !p.Required {
 			k += "?"
 		}
@@ -63,7 +63,7 @@ func (pySyntax) Example(expr string, args []ExampleArg) string {
 		if pyIdent(a.Name) {
 			plain = append(plain, a.Name+"="+pyValue(a.Value))
 		} else {
-			odd = append(odd, jsonString(a.Name)+": "+pyValue(a.Value))
+			odd = append(odd, JSONString(a.Name)+": "+pyValue(a.Value))
 		}
 	}
 	if len(odd) > 0 {
@@ -83,7 +83,7 @@ func pyValue(v any) string {
 		}
 		return "False"
 	case string:
-		return jsonString(x)
+		return JSONString(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
@@ -94,16 +94,16 @@ func pyValue(v any) string {
 		keys := sortedKeys(x)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = jsonString(k) + ": " + pyValue(x[k])
+			parts[i] = JSONString(k) + ": " + pyValue(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }
 
-// jsonString quotes s as a JSON string without HTML escaping: also a valid
-// Python and JavaScript string literal.
-func jsonString(s string) string {
+// JSONString quotes s as a JSON string without HTML escaping: also a valid
+// Python and JavaScript string literal. Package index quotes with it too.
+func JSONString(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -139,7 +139,7 @@ func luaValue(v any) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }
 
 // luaString quotes s as a Lua string literal; UTF-8 passes through.
@@ -197,8 +197,9 @@ func ScriptIdent(s string) string {
 	return b.String()
 }
 
-// literal renders a JSON value compactly ("a", 3, true, null).
-func literal(v any) string {
+// JSONLiteral renders a JSON value compactly ("a", 3, true, null): in
+// example calls here, and in the facts of index's rendered parameters.
+func JSONLiteral(v any) string {
 	switch x := v.(type) {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
