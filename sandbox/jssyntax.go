@@ -26,6 +26,8 @@ func jsKey(name string) string {
 	return JSONString(name)
 }
 
+func (jsSyntax) Ident(name string) bool { return jsIdent(name) }
+
 func (jsSyntax) ToolExpr(serverID, toolID string) string {
 	if jsIdent(serverID) && jsIdent(toolID) {
 		return "tools." + serverID + "." + toolID

@@ -20,6 +20,8 @@ var pyKeywords = setOf(`False None True and as assert async await break class co
 
 func pyIdent(s string) bool { return s != "" && ScriptIdent(s) == s && !pyKeywords[s] }
 
+func (pySyntax) Ident(name string) bool { return pyIdent(name) }
+
 func (pySyntax) ToolExpr(serverID, toolID string) string {
 	if pyIdent(serverID) && pyIdent(toolID) {
 		return "tools." + serverID + "." + toolID

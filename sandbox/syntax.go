@@ -22,6 +22,10 @@ type Syntax interface {
 	Comment() string
 	// Example is a runnable call that keeps the result in a variable.
 	Example(expr string, args []ExampleArg) string
+	// Ident reports whether name may follow a dot in a tool expression
+	// (tools.skills.NAME): an identifier that is not a reserved word of the
+	// language.
+	Ident(name string) bool
 }
 
 // SigParam is one parameter in a signature.
@@ -63,6 +67,8 @@ func luaKey(name string) string {
 	}
 	return "[" + luaString(name) + "]"
 }
+
+func (luaSyntax) Ident(name string) bool { return luaIdent(name) }
 
 func (luaSyntax) ToolExpr(serverID, toolID string) string {
 	return "tools" + luaField(serverID) + luaField(toolID)
