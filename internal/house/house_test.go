@@ -1,6 +1,7 @@
 package house
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,5 +71,42 @@ func TestPackageMap(t *testing.T) {
 		if !slices.Contains(dirs, l) {
 			t.Errorf("docs/development.md lists %s/, which holds no Go package: remove its line or correct the path", l)
 		}
+	}
+}
+
+// maxFileLines bounds a source file: STYLE.md's "files rarely over 500
+// lines", with room for the few a little over. A file past it is split by
+// what its parts do, as proxy/telemetry.go was.
+const maxFileLines = 600
+
+// TestFileSizes: no source file of ours is over maxFileLines lines
+// (copies of other projects' code excepted).
+func TestFileSizes(t *testing.T) {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch rel, _ := filepath.Rel(root, path); {
+			case rel == "third_party", rel == filepath.Join("internal", "phonenumbers"), d.Name() == "testdata", path != root && strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(b, []byte("\n")); n > maxFileLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines, over %d: split it by what its parts do", filepath.ToSlash(rel), n, maxFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
