@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func (sh *shape) mergeFields(x map[string]any, depth int) {
 	if sh.fields == nil {
 		sh.fields = make(map[string]*shape)
 	}
-	for _, k := range sortedKeys(x) {
+	for _, k := range slices.Sorted(maps.Keys(x)) {
 		f := sh.fields[k]
 		if f == nil {
 			if len(sh.keys) >= shapeFields || len(k) > 64 {
@@ -183,13 +184,4 @@ func luaKeyless(k string) string {
 		return k
 	}
 	return sandbox.JSONString(k)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,7 +76,7 @@ func jsValue(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = jsKey(k) + ": " + jsValue(x[k])

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func pyValue(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = JSONString(k) + ": " + pyValue(x[k])
@@ -113,13 +114,4 @@ func JSONString(s string) string {
 	out := strings.TrimSuffix(buf.String(), "\n")
 	// U+2028 and U+2029 end lines in older JavaScript; encoding/json escapes them already.
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

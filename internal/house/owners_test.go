@@ -1,8 +1,10 @@
 package house
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"io/fs"
 	"path/filepath"
@@ -125,6 +127,37 @@ func TestLogWalkOnlyInHelper(t *testing.T) {
 				}
 				return true
 			})
+		}
+	})
+}
+
+// minDupStatements is the size from which two functions with the same
+// body are one thing written twice (smaller ones, a three-line set
+// builder, may stay where they are used).
+const minDupStatements = 4
+
+// TestNoCopiedFunctions: no two functions of the module have the same body
+// (of at least minDupStatements statements): the second is a copy of the
+// first, and the copies drift apart. Call, or export, the first. The PII
+// set generators (rewrite/internal), commands run once by hand, are left
+// out.
+func TestNoCopiedFunctions(t *testing.T) {
+	seen := map[string]string{}
+	fset := token.NewFileSet()
+	sourceFiles(t, []string{"internal/phonenumbers", "rewrite/internal"}, func(rel string, file *ast.File) {
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || len(fn.Body.List) < minDupStatements {
+				continue
+			}
+			var b bytes.Buffer
+			printer.Fprint(&b, fset, fn.Body)
+			here := rel + ": " + fn.Name.Name
+			if first, ok := seen[b.String()]; ok {
+				t.Errorf("%s is a copy of %s: call or export the one", here, first)
+				continue
+			}
+			seen[b.String()] = here
 		}
 	})
 }
