@@ -75,23 +75,7 @@ func (w *workspaces) persisted() (string, *os.File, error) {
 
 // ownDir checks that dir is a real directory of toolfold's user that no
 // one else can write.
-func ownDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("sandbox.workspace_dir: %w", err)
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("sandbox.workspace_dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
-	}
-	switch e := fsown.Check(info, fsown.Options{}); {
-	case e == nil:
-		return nil
-	case e.Writable:
-		return fmt.Errorf("sandbox.workspace_dir %s %v; chmod go-w it, or use a directory of toolfold's own", dir, e)
-	default:
-		return fmt.Errorf("sandbox.workspace_dir %s %v; use a directory of toolfold's own", dir, e)
-	}
-}
+func ownDir(dir string) error { return fsown.CheckDir("sandbox.workspace_dir", dir) }
 
 // isPersisted reports whether dir is a workspace under sandbox.workspace_dir.
 func (w *workspaces) isPersisted(dir string) bool {

@@ -307,26 +307,4 @@ func syncDir(dir string) {
 // ownDir checks that dir is a real directory of toolfold's user that no
 // one else can write: whoever can write it can put code into every
 // session's scripts. A missing dir is an error wrapping fs.ErrNotExist.
-func ownDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("skills.dir: %w", err)
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("skills.dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
-	}
-	return ownDirProblem("skills.dir", dir, fsown.Check(info, fsown.Options{}))
-}
-
-// ownDirProblem words e, a directory's failed ownership check, with what
-// to do; nil for nil.
-func ownDirProblem(key, dir string, e *fsown.Error) error {
-	switch {
-	case e == nil:
-		return nil
-	case e.Writable:
-		return fmt.Errorf("%s %s %v; chmod go-w it, or use a directory of toolfold's own", key, dir, e)
-	default:
-		return fmt.Errorf("%s %s %v; use a directory of toolfold's own", key, dir, e)
-	}
-}
+func ownDir(dir string) error { return fsown.CheckDir("skills.dir", dir) }

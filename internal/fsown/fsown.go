@@ -76,3 +76,25 @@ func Owner(info fs.FileInfo) (uid uint32, ok bool) {
 	}
 	return st.Uid, true
 }
+
+// CheckDir checks that dir, which the config key names
+// ("skills.dir"), is a real directory (not a link) that is toolfold's own
+// and that no one else may write. The error says what to do; a missing dir
+// is an error wrapping fs.ErrNotExist.
+func CheckDir(key, dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s %s is not a directory (a symlink or a file is there); give a directory toolfold may create", key, dir)
+	}
+	switch e := Check(info, Options{}); {
+	case e == nil:
+		return nil
+	case e.Writable:
+		return fmt.Errorf("%s %s %v; chmod go-w it, or use a directory of toolfold's own", key, dir, e)
+	default:
+		return fmt.Errorf("%s %s %v; use a directory of toolfold's own", key, dir, e)
+	}
+}

@@ -1,6 +1,7 @@
 package fsown
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,4 +82,29 @@ func ternary(c bool, a, b string) string {
 		return a
 	}
 	return b
+}
+
+func TestCheckDir(t *testing.T) {
+	base := t.TempDir()
+	own := filepath.Join(base, "own")
+	open := filepath.Join(base, "open")
+	link := filepath.Join(base, "link")
+	os.Mkdir(own, 0o700)
+	os.Mkdir(open, 0o700)
+	os.Chmod(open, 0o777)
+	os.Symlink(own, link)
+	if err := CheckDir("skills.dir", own); err != nil {
+		t.Errorf("own dir: %v", err)
+	}
+	for dir, want := range map[string]string{
+		open: "skills.dir " + open + " is writable by other users (mode -rwxrwxrwx); chmod go-w it",
+		link: "is not a directory (a symlink or a file is there)",
+	} {
+		if err := CheckDir("skills.dir", dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckDir(%s) = %v, want %q", dir, err, want)
+		}
+	}
+	if err := CheckDir("skills.dir", filepath.Join(base, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing dir: %v, want fs.ErrNotExist", err)
+	}
 }
