@@ -39,7 +39,7 @@ func TestCommentsNameCode(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && (d.Name() == "testdata" || d.Name() == "phonenumbers" || strings.HasPrefix(d.Name(), ".")) {
+			if path != root && (d.Name() == "testdata" || d.Name() == "phonenumbers" || d.Name() == "third_party" || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			return nil

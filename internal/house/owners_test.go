@@ -13,7 +13,8 @@ import (
 )
 
 // sourceFiles parses every non-test Go file of the module outside skip
-// (directories relative to root, slash separated) and calls f with each
+// (directories relative to root, slash separated), testdata and
+// third_party (copies of other projects' code), and calls f with each
 // file's path relative to root.
 func sourceFiles(t *testing.T, skip []string, f func(rel string, file *ast.File)) {
 	t.Helper()
@@ -30,7 +31,7 @@ func sourceFiles(t *testing.T, skip []string, f func(rel string, file *ast.File)
 					return filepath.SkipDir
 				}
 			}
-			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			if path != root && (d.Name() == "testdata" || d.Name() == "third_party" || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			return nil
