@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/toolfold/toolfold/sandbox"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,18 +103,14 @@ const (
 // DefaultInstances bounds the instances of a scope: session upstream.
 const DefaultInstances = 16
 
-// Sandbox holds run_script limits. The defaults equal sandbox.DefaultLimits.
+// Sandbox is proxy.yaml's sandbox section: run_script's limits, the
+// languages' interpreters, the workspaces.
 type Sandbox struct {
-	Timeout        time.Duration // default 30s
-	CPUTime        time.Duration // default = Timeout (so 30s)
-	MemoryBytes    int64         // default 512 MiB
-	OutputBytes    int64         // default 64 KiB
-	MaxToolCalls   int           // default 200
-	MaxConcurrency int           // default 8
-	MaxFrameBytes  int           // default 16 MiB
-	OpenFiles      int           // default 64
-	FileBytes      int64         // default 64 MiB
-	Processes      int           // default 64
+	// Limits are the limits of one run (timeout, cpu_time, memory, output,
+	// max_tool_calls, max_concurrency, max_frame, open_files, file_size,
+	// processes). Package sandbox owns them and their defaults
+	// (sandbox.DefaultLimits); cpu_time defaults to the timeout.
+	sandbox.Limits
 
 	// Interpreters are the interpreters of run_script's interpreter
 	// languages, by language name (sandbox.Language.Name), as the sandbox
@@ -177,20 +174,10 @@ const DefaultMaxSessions = 256
 // DefaultDrainTimeout is HTTP.DrainTimeout unless the file sets one.
 const DefaultDrainTimeout = 30 * time.Second
 
-// DefaultSandbox is the Sandbox of a config that sets no limits. It equals
-// sandbox.DefaultLimits (this package does not import sandbox; a test in
-// sandbox or proxy should pin the two together).
+// DefaultSandbox is the Sandbox of a config that sets nothing in it: the
+// limits are sandbox.DefaultLimits, the one place they are written.
 var DefaultSandbox = Sandbox{
-	Timeout:         30 * time.Second,
-	CPUTime:         30 * time.Second,
-	MemoryBytes:     512 << 20,
-	OutputBytes:     64 << 10,
-	MaxToolCalls:    200,
-	MaxConcurrency:  8,
-	MaxFrameBytes:   16 << 20,
-	OpenFiles:       64,
-	FileBytes:       64 << 20,
-	Processes:       64,
+	Limits:          sandbox.DefaultLimits,
 	WorkspaceBytes:  256 << 20,
 	WorkspaceBudget: 4 << 30,
 	Require:         "degraded",

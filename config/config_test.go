@@ -4,12 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // env returns options whose environment is exactly vars.
@@ -142,9 +144,9 @@ http:
 			{Name: "home", Transport: "stdio", Command: "x", Cwd: "/home/u/proj",
 				ConnectTimeout: DefaultConnectTimeout, CallTimeout: DefaultCallTimeout},
 		},
-		Sandbox: Sandbox{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
+		Sandbox: Sandbox{Limits: sandbox.Limits{Timeout: time.Minute, CPUTime: time.Minute, MemoryBytes: 1 << 30,
 			OutputBytes: 1_500_000, MaxToolCalls: 10, MaxConcurrency: 2, MaxFrameBytes: 1 << 20,
-			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4, WorkspaceBytes: 256 << 20,
+			OpenFiles: 32, FileBytes: 10_000_000, Processes: 4}, WorkspaceBytes: 256 << 20,
 			WorkspaceBudget: 2 << 30, Require: "degraded", Warm: true},
 		HTTP:      HTTP{Addr: "127.0.0.1:9000", BearerToken: "s3cret", MaxSessions: 2000},
 		Telemetry: Telemetry{ServiceName: "toolfold"},
@@ -291,5 +293,23 @@ func TestSandboxLanguages(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", src, err, want)
 		}
+	}
+}
+
+// TestSandboxLimitsAreSandboxs: the run limits of the sandbox section are
+// sandbox.Limits itself, embedded, so that their fields and defaults are
+// written once, in package sandbox; a field of the same name declared here
+// would shadow it and be a second copy.
+func TestSandboxLimitsAreSandboxs(t *testing.T) {
+	lim := reflect.TypeFor[sandbox.Limits]()
+	sb := reflect.TypeFor[Sandbox]()
+	for i := range lim.NumField() {
+		name := lim.Field(i).Name
+		if f, ok := sb.FieldByName(name); !ok || len(f.Index) != 2 {
+			t.Errorf("config.Sandbox.%s is not sandbox.Limits.%s: embed sandbox.Limits rather than copy its fields", name, name)
+		}
+	}
+	if DefaultSandbox.Limits != sandbox.DefaultLimits {
+		t.Errorf("DefaultSandbox.Limits = %+v, want sandbox.DefaultLimits %+v", DefaultSandbox.Limits, sandbox.DefaultLimits)
 	}
 }

@@ -175,7 +175,7 @@ func (d *decoder) telemetryHeaders(n *yaml.Node, p string, x *expander) map[stri
 	m := make(map[string]string, len(fs))
 	for _, kv := range fs {
 		kp := join(p, kv.name)
-		if !validHeaderName(kv.name) {
+		if !ValidHeaderName(kv.name) {
 			d.errorf(kv.key, kp, "invalid header name %q", kv.name)
 		}
 		v, errs := x.expand(kv.val.Value)

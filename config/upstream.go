@@ -218,7 +218,7 @@ func (d *decoder) stringMap(src *upstreamSource, e *entry, f field, p string) {
 		switch {
 		case f.name == "env" && strings.ContainsAny(kv.name, "=\x00"):
 			d.errorf(kv.key, kp, "variable names cannot contain '=' or NUL")
-		case f.name == "headers" && !validHeaderName(kv.name):
+		case f.name == "headers" && !ValidHeaderName(kv.name):
 			d.errorf(kv.key, kp, "invalid HTTP header name %q", kv.name)
 		}
 		v := d.expandNode(src.x, e, kv.val, kp)
@@ -388,8 +388,9 @@ func (d *decoder) cwd(src *upstreamSource, e *entry) string {
 	return filepath.Clean(dir)
 }
 
-// validHeaderName reports whether s is an HTTP token (RFC 9110).
-func validHeaderName(s string) bool {
+// ValidHeaderName reports whether s is an HTTP header name: an RFC 9110
+// token.
+func ValidHeaderName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {

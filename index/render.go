@@ -198,7 +198,7 @@ func (d schemaDoc) writeParam(b *strings.Builder, p param, depth int) {
 		facts = append(facts, "optional")
 	}
 	if def, ok := s["default"]; ok {
-		facts = append(facts, "default "+literal(def))
+		facts = append(facts, "default "+sandbox.JSONLiteral(def))
 	}
 	b.WriteString(strings.Repeat("  ", depth) + shownName(p.name) + " (" + strings.Join(facts, ", ") + ")")
 	desc := oneLine(str(s, "description"))
@@ -240,11 +240,11 @@ func constraints(s map[string]any) string {
 	hi, hasHi := s["maximum"]
 	switch {
 	case hasLo && hasHi:
-		out += " " + literal(lo) + ".." + literal(hi)
+		out += " " + sandbox.JSONLiteral(lo) + ".." + sandbox.JSONLiteral(hi)
 	case hasLo:
-		out += " >=" + literal(lo)
+		out += " >=" + sandbox.JSONLiteral(lo)
 	case hasHi:
-		out += " <=" + literal(hi)
+		out += " <=" + sandbox.JSONLiteral(hi)
 	}
 	return out
 }

@@ -1,10 +1,10 @@
 package index
 
 import (
-	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // param is one property of an object schema.
@@ -93,7 +93,7 @@ func (d schemaDoc) typeString(s map[string]any, o typeOpts) string {
 		return enumString(enum, o.maxEnum)
 	}
 	if c, ok := s["const"]; ok {
-		return literal(c)
+		return sandbox.JSONLiteral(c)
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if alts := asSlice(s[kw]); len(alts) > 0 {
@@ -192,24 +192,9 @@ func enumString(enum []any, maxN int) string {
 			parts = append(parts, "...")
 			break
 		}
-		parts = append(parts, literal(v))
+		parts = append(parts, sandbox.JSONLiteral(v))
 	}
 	return strings.Join(parts, "|")
-}
-
-// literal renders a JSON value compactly ("a", 3, true, null).
-func literal(v any) string {
-	switch x := v.(type) {
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case json.Number:
-		return x.String()
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "?"
-	}
-	return string(b)
 }
 
 func appendUnique(parts []string, s string) []string {

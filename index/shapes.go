@@ -3,9 +3,12 @@ package index
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Shapes holds the result shapes observed in this deployment, for tools
@@ -107,7 +110,7 @@ func (sh *shape) mergeFields(x map[string]any, depth int) {
 	if sh.fields == nil {
 		sh.fields = make(map[string]*shape)
 	}
-	for _, k := range sortedKeys(x) {
+	for _, k := range slices.Sorted(maps.Keys(x)) {
 		f := sh.fields[k]
 		if f == nil {
 			if len(sh.keys) >= shapeFields || len(k) > 64 {
@@ -180,23 +183,5 @@ func luaKeyless(k string) string {
 	if ScriptIdent(k) == k && k != "" {
 		return k
 	}
-	return jsonString(k)
-}
-
-// jsonString quotes s as a JSON string without HTML escaping.
-func jsonString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return sandbox.JSONString(k)
 }

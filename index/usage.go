@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolfold/toolfold/internal/atomicfile"
 )
 
 // Usage is what a deployment learned from use: which tools scripts called
@@ -187,23 +189,11 @@ func (u *Usage) Save(path string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save search usage: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".usage-*.tmp")
+	err := atomicfile.WriteFunc(path, 0o600, func(w io.Writer) error {
+		_, err := u.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("save search usage: %w", err)
-	}
-	tmp := f.Name()
-	_, err = u.WriteTo(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("save search usage: %w", err)
 	}
 	return nil

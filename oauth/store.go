@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/atomicfile"
 	"golang.org/x/oauth2"
 )
 
@@ -125,23 +126,7 @@ func (s *Store) write(f *storeFile) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".oauth-*.tmp") // created 0600
-	if err != nil {
-		return fmt.Errorf("saving the OAuth token: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the OAuth token: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the OAuth token: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the OAuth token: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
+	if err := atomicfile.Write(s.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving the OAuth token: %w", err)
 	}
 	return nil

@@ -1,8 +1,10 @@
 // Package policy decides whether toolfold makes an upstream tool call,
 // asks a person first, or refuses it, and keeps the state that goes with
-// those decisions. It knows nothing of the proxy: the proxy calls it on
-// the upstream edge, once per tools/call, whichever path the call took (a
-// script's call, a skill, a passthrough or hybrid tool).
+// those decisions. It knows nothing of the proxy: the proxy calls it from
+// the chain that wraps every call of a provider's tool (callChain in
+// proxy/chain.go, before the upstream edge), once per tools/call,
+// whichever path the call took (a script's call, a skill, a passthrough
+// or hybrid tool).
 //
 // # Decisions
 //

@@ -304,7 +304,8 @@ const (
 )
 
 // sendCtx is relay's sendCtx, also ended by the end of the client session
-// or the proxy's shutdown (sessionAlive), and after timeout (0: none): a
+// or the proxy's shutdown (the Session's ctx, which the proxy's life
+// ends too), and after timeout (0: none): a
 // client that never answers must not hold the upstream's connection (whose
 // Close waits for its handlers) or the proxy's shutdown.
 func (f *forwarder) sendCtx(handler context.Context, s *Session, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {

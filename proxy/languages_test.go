@@ -69,6 +69,7 @@ type tclSyntax struct{}
 
 func (tclSyntax) ToolExpr(server, tool string) string { return "tools " + server + " " + tool }
 func (tclSyntax) Comment() string                     { return ";#" }
+func (tclSyntax) Ident(name string) bool              { return sandbox.ScriptIdent(name) == name }
 func (tclSyntax) Signature(expr string, ps []sandbox.SigParam, more int) string {
 	var b strings.Builder
 	b.WriteString("[" + expr)

@@ -1,13 +1,14 @@
 package proxy
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
 	"strings"
+
+	"github.com/toolfold/toolfold/internal/slogwalk"
 )
 
 // A session id is a bearer credential: whoever holds it can send requests
@@ -61,58 +62,21 @@ func foldKey(k string) string {
 	}, k)
 }
 
-// redactHandler redacts session ids in the attributes of what it handles.
-type redactHandler struct{ next slog.Handler }
-
 // redactSessions returns log with session ids redacted (see above).
 func redactSessions(log *slog.Logger) *slog.Logger {
-	if _, ok := log.Handler().(*redactHandler); ok {
+	if slogwalk.Wraps(log.Handler(), "sessions") {
 		return log
 	}
-	return slog.New(&redactHandler{next: log.Handler()})
+	return slog.New(slogwalk.New(log.Handler(), "sessions", slogwalk.Funcs{Attr: redactSessionID}))
 }
 
-func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.next.Enabled(ctx, l)
-}
-
-func (h *redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(h.redact(a))
-		return true
-	})
-	return h.next.Handle(ctx, out)
-}
-
-func (h *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	red := make([]slog.Attr, len(as))
-	for i, a := range as {
-		red[i] = h.redact(a)
+// redactSessionID replaces the value of a session id attribute with its
+// tag.
+func redactSessionID(a slog.Attr) slog.Attr {
+	if v := a.Value.String(); sessionIDKeys[foldKey(a.Key)] && !isTag(v) {
+		return slog.String(a.Key, SessionTag(v))
 	}
-	return &redactHandler{next: h.next.WithAttrs(red)}
-}
-
-func (h *redactHandler) WithGroup(name string) slog.Handler {
-	return &redactHandler{next: h.next.WithGroup(name)}
-}
-
-// redact replaces the value of a session id attribute with its tag, in
-// groups too.
-func (h *redactHandler) redact(a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	switch {
-	case v.Kind() == slog.KindGroup:
-		g := v.Group()
-		red := make([]slog.Attr, len(g))
-		for i, ga := range g {
-			red[i] = h.redact(ga)
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(red...)}
-	case sessionIDKeys[foldKey(a.Key)] && !isTag(v.String()):
-		return slog.String(a.Key, SessionTag(v.String()))
-	}
-	return slog.Attr{Key: a.Key, Value: v}
+	return a
 }
 
 // isTag reports whether s is already a SessionTag (the go-sdk's ids are 26

@@ -105,7 +105,7 @@ type Proxy struct {
 	refreshDone int64
 
 	// life ends when the proxy shuts down; every client request's context
-	// is tied to it (see lifetimeMiddleware), so a running script or
+	// is tied to it (sessionMiddleware, session.go), so a running script or
 	// upstream call is cancelled rather than awaited.
 	life     context.Context
 	stopLife context.CancelFunc

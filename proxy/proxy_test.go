@@ -72,11 +72,11 @@ func httpUpstream(t testing.TB, name string, server *mcp.Server) config.Upstream
 func testConfig(ups ...config.Upstream) *config.Config {
 	return &config.Config{
 		Upstreams: ups,
-		Sandbox: config.Sandbox{
+		Sandbox: config.Sandbox{Limits: sandbox.Limits{
 			Timeout: 10 * time.Second, CPUTime: 10 * time.Second, MemoryBytes: 512 << 20,
 			OutputBytes: 64 << 10, MaxToolCalls: 50, MaxConcurrency: 4, MaxFrameBytes: 16 << 20,
 			OpenFiles: 64, FileBytes: 64 << 20, Processes: 64,
-		},
+		}},
 	}
 }
 
@@ -535,8 +535,8 @@ func setVar[T any](t *testing.T, v *T, val T) {
 	t.Cleanup(func() { *v = old })
 }
 
-// config cannot import sandbox (leaf packages stay independent), so the two
-// sets of defaults are written twice; this keeps them equal.
+// TestSandboxDefaultsAgree: a config that sets no limits runs scripts
+// under sandbox.DefaultLimits, which config takes rather than copies.
 func TestSandboxDefaultsAgree(t *testing.T) {
 	got := (&Proxy{cfg: &config.Config{Sandbox: config.DefaultSandbox}}).limits()
 	if diff := cmp.Diff(sandbox.DefaultLimits, got); diff != "" {

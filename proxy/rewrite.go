@@ -13,9 +13,10 @@ import (
 
 // PII tokenization (issue 5) is wired in three places:
 //
-//  1. clientChain's piiSessionMiddleware puts the client session's vault in
-//     the context of every request that session makes (vaults are per
-//     client session, made on first use, dropped when the session ends).
+//  1. clientChain's session entry (sessionMiddleware, session.go) puts the
+//     client session's vault in the context of every request that session
+//     makes (vaults are per client session, made on its first request, dropped when the
+//     session ends).
 //  2. Everything toolfold does for that request descends from that
 //     context: run_script's bridge calls scriptHost.Call with it, which
 //     calls the shared upstream session with it. A run without a client

@@ -369,19 +369,7 @@ func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64, waited time.D
 const slotWaitShown = 50 * time.Millisecond
 
 func (p *Proxy) limits() sandbox.Limits {
-	s := p.cfg.Sandbox
-	return sandbox.Limits{
-		Timeout:        s.Timeout,
-		CPUTime:        s.CPUTime,
-		MemoryBytes:    s.MemoryBytes,
-		OutputBytes:    s.OutputBytes,
-		MaxToolCalls:   s.MaxToolCalls,
-		MaxConcurrency: s.MaxConcurrency,
-		MaxFrameBytes:  s.MaxFrameBytes,
-		OpenFiles:      s.OpenFiles,
-		FileBytes:      s.FileBytes,
-		Processes:      s.Processes,
-	}
+	return p.cfg.Sandbox.Limits
 }
 
 // decodeArgs decodes tool arguments strictly; a malformed request is a

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/toolfold/toolfold/internal/fsown"
 )
 
 // Persisted workspaces (sandbox.workspace_dir). The stdio session's
@@ -73,22 +75,7 @@ func (w *workspaces) persisted() (string, *os.File, error) {
 
 // ownDir checks that dir is a real directory of toolfold's user that no
 // one else can write.
-func ownDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("sandbox.workspace_dir: %w", err)
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case !info.IsDir():
-		return fmt.Errorf("sandbox.workspace_dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
-	case ok && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("sandbox.workspace_dir %s belongs to uid %d, not toolfold's user (uid %d); use a directory of toolfold's own", dir, st.Uid, os.Geteuid())
-	case info.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("sandbox.workspace_dir %s is writable by other users (mode %v); chmod go-w it, or use a directory of toolfold's own", dir, info.Mode().Perm())
-	}
-	return nil
-}
+func ownDir(dir string) error { return fsown.CheckDir("sandbox.workspace_dir", dir) }
 
 // isPersisted reports whether dir is a workspace under sandbox.workspace_dir.
 func (w *workspaces) isPersisted(dir string) bool {

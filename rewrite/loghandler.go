@@ -1,9 +1,10 @@
 package rewrite
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
+
+	"github.com/toolfold/toolfold/internal/slogwalk"
 )
 
 // LogHandler wraps h so that every record it handles has the values d
@@ -16,61 +17,25 @@ func (d *Detector) LogHandler(h slog.Handler) slog.Handler {
 	if d == nil {
 		return h
 	}
-	return &redactHandler{d: d, h: h}
+	return slogwalk.New(h, "rewrite", slogwalk.Funcs{Message: d.Redact, Attr: d.redactAttr})
 }
 
-type redactHandler struct {
-	d *Detector
-	h slog.Handler
-}
-
-func (r *redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
-
-func (r *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, r.d.Redact(rec.Message), rec.PC)
-	rec.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(r.attr(a))
-		return true
-	})
-	return r.h.Handle(ctx, out)
-}
-
-func (r *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	red := make([]slog.Attr, len(as))
-	for i, a := range as {
-		red[i] = r.attr(a)
-	}
-	return &redactHandler{d: r.d, h: r.h.WithAttrs(red)}
-}
-
-func (r *redactHandler) WithGroup(name string) slog.Handler {
-	return &redactHandler{d: r.d, h: r.h.WithGroup(name)}
-}
-
-// attr is a with its text redacted.
-func (r *redactHandler) attr(a slog.Attr) slog.Attr {
-	a.Value = a.Value.Resolve()
+// redactAttr is a with its text redacted.
+func (d *Detector) redactAttr(a slog.Attr) slog.Attr {
 	switch a.Value.Kind() {
 	case slog.KindString:
 		if s := a.Value.String(); s != "" {
-			if t := r.d.Redact(s); t != s {
+			if t := d.Redact(s); t != s {
 				a.Value = slog.StringValue(t)
 			}
 		}
 	case slog.KindAny:
 		if x := a.Value.Any(); x != nil {
 			s := fmt.Sprint(x)
-			if t := r.d.Redact(s); t != s {
+			if t := d.Redact(s); t != s {
 				a.Value = slog.StringValue(t)
 			}
 		}
-	case slog.KindGroup:
-		g := a.Value.Group()
-		red := make([]slog.Attr, len(g))
-		for i, e := range g {
-			red[i] = r.attr(e)
-		}
-		a.Value = slog.GroupValue(red...)
 	}
 	return a
 }

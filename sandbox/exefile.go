@@ -3,13 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
 
+	"github.com/toolfold/toolfold/internal/fsown"
 	"golang.org/x/sys/unix"
 )
 
@@ -94,17 +94,19 @@ func vetExe(f *os.File, path string) error {
 	if err != nil {
 		return err
 	}
-	me := uint32(os.Geteuid())
-	switch {
-	case !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
+	me := fsown.Me()
+	if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
 		return fmt.Errorf("%s is not an executable file", path)
-	case !ownedByUs(st, me):
-		return fmt.Errorf("%s is %w: it is not owned by root or by toolfold's user (uid %d)", path, errUntrusted, me)
-	case st.Mode().Perm()&0o022 != 0:
+	}
+	switch e := fsown.Check(st, fsown.Options{Root: true}); {
+	case e == nil:
+	case e.Writable:
 		return fmt.Errorf("%s is %w: others may write it (mode %04o); chmod go-w it", path, errUntrusted, st.Mode().Perm())
+	default:
+		return fmt.Errorf("%s is %w: it is not owned by root or by toolfold's user (uid %d)", path, errUntrusted, me)
 	}
 	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
-		if err := vetDir(d, me); err != nil {
+		if err := vetDir(d); err != nil {
 			return fmt.Errorf("%s is %w: %v, so anyone who can write there could replace it; keep it in a directory only root or uid %d can write", path, errUntrusted, err, me)
 		}
 		if d == filepath.Dir(d) {
@@ -118,27 +120,24 @@ func vetExe(f *os.File, path string) error {
 	return nil
 }
 
-// vetDir checks one directory above a binary: owned by root or me, and
-// writable by its group or others only when sticky.
-func vetDir(d string, me uint32) error {
+// vetDir checks one directory above a binary: owned by root or toolfold's
+// user, and writable by its group or others only when sticky.
+func vetDir(d string) error {
 	st, err := os.Lstat(d)
 	switch {
 	case err != nil:
 		return err
 	case !st.IsDir():
 		return fmt.Errorf("%s is not a directory", d)
-	case !ownedByUs(st, me):
-		return fmt.Errorf("the directory %s is owned by another user", d)
-	case st.Mode().Perm()&0o022 != 0 && st.Mode()&fs.ModeSticky == 0:
-		return fmt.Errorf("others may write the directory %s (mode %04o, not sticky)", d, st.Mode().Perm())
 	}
-	return nil
-}
-
-// ownedByUs reports whether st is owned by root or by uid me.
-func ownedByUs(st fs.FileInfo, me uint32) bool {
-	s, ok := st.Sys().(*syscall.Stat_t)
-	return ok && (s.Uid == 0 || s.Uid == me)
+	switch e := fsown.Check(st, fsown.Options{Root: true, Sticky: true}); {
+	case e == nil:
+		return nil
+	case e.Writable:
+		return fmt.Errorf("others may write the directory %s (mode %04o, not sticky)", d, st.Mode().Perm())
+	default:
+		return fmt.Errorf("the directory %s is owned by another user", d)
+	}
 }
 
 // attach makes cmd start this binary: a fresh descriptor of it is added to

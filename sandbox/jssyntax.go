@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,14 +25,16 @@ func jsKey(name string) string {
 	if ScriptIdent(name) == name && name != "" {
 		return name // reserved words are fine as keys
 	}
-	return jsonString(name)
+	return JSONString(name)
 }
+
+func (jsSyntax) Ident(name string) bool { return jsIdent(name) }
 
 func (jsSyntax) ToolExpr(serverID, toolID string) string {
 	if jsIdent(serverID) && jsIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
-	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
+	return "tools[" + JSONString(serverID) + "][" + JSONString(toolID) + "]"
 }
 
 func (jsSyntax) Signature(expr string, ps []SigParam, more int) string {
@@ -64,7 +68,7 @@ func jsValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return jsonString(x)
+		return JSONString(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
@@ -72,12 +76,12 @@ func jsValue(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = jsKey(k) + ": " + jsValue(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }

@@ -138,6 +138,19 @@ func LanguageNames() []string {
 	return names
 }
 
+// LanguageList is the languages' names in prose, in Languages' order:
+// "lua, python or javascript".
+func LanguageList() string {
+	var names []string
+	for _, l := range Languages() {
+		names = append(names, l.Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // LookupLanguage finds a language by its name or an alias, in any case.
 func LookupLanguage(name string) (Language, bool) {
 	name = strings.ToLower(name)

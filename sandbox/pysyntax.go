@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,11 +21,13 @@ var pyKeywords = setOf(`False None True and as assert async await break class co
 
 func pyIdent(s string) bool { return s != "" && ScriptIdent(s) == s && !pyKeywords[s] }
 
+func (pySyntax) Ident(name string) bool { return pyIdent(name) }
+
 func (pySyntax) ToolExpr(serverID, toolID string) string {
 	if pyIdent(serverID) && pyIdent(toolID) {
 		return "tools." + serverID + "." + toolID
 	}
-	return "tools[" + jsonString(serverID) + "][" + jsonString(toolID) + "]"
+	return "tools[" + JSONString(serverID) + "][" + JSONString(toolID) + "]"
 }
 
 // signature lists keyword parameters, optional ones with "= None"; names
@@ -40,7 +43,7 @@ func (pySyntax) Signature(expr string, ps []SigParam, more int) string {
 			plain = append(plain, s)
 			continue
 		}
-		k := jsonString(p.Name)
+		k := JSONString(p.Name)
 		if !p.Required {
 			k += "?"
 		}
@@ -63,7 +66,7 @@ func (pySyntax) Example(expr string, args []ExampleArg) string {
 		if pyIdent(a.Name) {
 			plain = append(plain, a.Name+"="+pyValue(a.Value))
 		} else {
-			odd = append(odd, jsonString(a.Name)+": "+pyValue(a.Value))
+			odd = append(odd, JSONString(a.Name)+": "+pyValue(a.Value))
 		}
 	}
 	if len(odd) > 0 {
@@ -83,7 +86,7 @@ func pyValue(v any) string {
 		}
 		return "False"
 	case string:
-		return jsonString(x)
+		return JSONString(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
@@ -91,19 +94,19 @@ func pyValue(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = jsonString(k) + ": " + pyValue(x[k])
+			parts[i] = JSONString(k) + ": " + pyValue(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }
 
-// jsonString quotes s as a JSON string without HTML escaping: also a valid
-// Python and JavaScript string literal.
-func jsonString(s string) string {
+// JSONString quotes s as a JSON string without HTML escaping: also a valid
+// Python and JavaScript string literal. Package index quotes with it too.
+func JSONString(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -111,13 +114,4 @@ func jsonString(s string) string {
 	out := strings.TrimSuffix(buf.String(), "\n")
 	// U+2028 and U+2029 end lines in older JavaScript; encoding/json escapes them already.
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // Runner runs one script. Implementations: the Lua runner (a re-executed
-// child of the proxy binary); Python and JavaScript come later and must fit
-// the same shape.
+// child of the proxy binary), Python and JavaScript (an interpreter in a
+// sandboxed child); each Language's New builds one.
 type Runner interface {
 	// Language is the run_script language name this runner serves ("lua").
 	Language() string

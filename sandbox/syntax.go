@@ -22,6 +22,10 @@ type Syntax interface {
 	Comment() string
 	// Example is a runnable call that keeps the result in a variable.
 	Example(expr string, args []ExampleArg) string
+	// Ident reports whether name may follow a dot in a tool expression
+	// (tools.skills.NAME): an identifier that is not a reserved word of the
+	// language.
+	Ident(name string) bool
 }
 
 // SigParam is one parameter in a signature.
@@ -63,6 +67,8 @@ func luaKey(name string) string {
 	}
 	return "[" + luaString(name) + "]"
 }
+
+func (luaSyntax) Ident(name string) bool { return luaIdent(name) }
 
 func (luaSyntax) ToolExpr(serverID, toolID string) string {
 	return "tools" + luaField(serverID) + luaField(toolID)
@@ -139,7 +145,7 @@ func luaValue(v any) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return literal(v)
+	return JSONLiteral(v)
 }
 
 // luaString quotes s as a Lua string literal; UTF-8 passes through.
@@ -197,8 +203,9 @@ func ScriptIdent(s string) string {
 	return b.String()
 }
 
-// literal renders a JSON value compactly ("a", 3, true, null).
-func literal(v any) string {
+// JSONLiteral renders a JSON value compactly ("a", 3, true, null): in
+// example calls here, and in the facts of index's rendered parameters.
+func JSONLiteral(v any) string {
 	switch x := v.(type) {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)

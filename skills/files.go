@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/fsown"
 )
 
 // Store keeps skills. Implementations are safe for concurrent use.
@@ -305,19 +307,4 @@ func syncDir(dir string) {
 // ownDir checks that dir is a real directory of toolfold's user that no
 // one else can write: whoever can write it can put code into every
 // session's scripts. A missing dir is an error wrapping fs.ErrNotExist.
-func ownDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("skills.dir: %w", err)
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case !info.IsDir():
-		return fmt.Errorf("skills.dir %s is not a directory (a symlink or a file is there); give a directory toolfold may create", dir)
-	case ok && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("skills.dir %s belongs to uid %d, not toolfold's user (uid %d); use a directory of toolfold's own", dir, st.Uid, os.Geteuid())
-	case info.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("skills.dir %s is writable by other users (mode %v); chmod go-w it, or use a directory of toolfold's own", dir, info.Mode().Perm())
-	}
-	return nil
-}
+func ownDir(dir string) error { return fsown.CheckDir("skills.dir", dir) }

@@ -10,30 +10,48 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Skill is one saved skill.
 type Skill struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`          // one line
-	Language    string          `json:"language"`             // "lua", "python" or "javascript"
+	Language    string          `json:"language"`             // a sandbox.Language's Name: "lua", "python", "javascript"
 	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema of args (an object); nil: any object
 	Result      json.RawMessage `json:"result,omitempty"`     // JSON Schema of the return value; nil: not declared
 	Notes       string          `json:"notes,omitempty"`      // SKILL.md's body: notes for the model
 	Code        string          `json:"code"`
 }
 
-// Languages are the languages a skill may be written in, with the
-// extension of its code file.
-var Languages = map[string]string{"lua": ".lua", "python": ".py", "javascript": ".js"}
+// A skill may be written in any run_script language (sandbox.Languages),
+// named by its Name; its code file is main and the language's usual
+// extension.
 
 // CodeFile is the name of the code file of a skill in language, or "" for
 // an unknown language.
 func CodeFile(language string) string {
-	if ext, ok := Languages[language]; ok {
-		return "main" + ext
+	l, ok := sandbox.LookupLanguage(language)
+	if !ok || l.Name != language || len(l.Extensions) == 0 {
+		return ""
 	}
-	return ""
+	return "main" + l.Extensions[0]
+}
+
+// codeFiles lists the code files a skill folder may hold, in prose:
+// "main.lua, main.py or main.js".
+func codeFiles() string {
+	var files []string
+	for _, l := range sandbox.Languages() {
+		if f := CodeFile(l.Name); f != "" {
+			files = append(files, f)
+		}
+	}
+	if len(files) < 2 {
+		return strings.Join(files, "")
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " or " + files[len(files)-1]
 }
 
 // Size caps.
@@ -44,7 +62,6 @@ const (
 	MaxNotesBytes      = 16 << 10
 	MaxSchemaBytes     = 16 << 10
 	maxSkillFileBytes  = MaxNotesBytes + 2*MaxSchemaBytes + 4<<10 // SKILL.md with its front matter
-	languageList       = "lua, python or javascript"
 	identifierExamples = "circle_area, fetchReport"
 )
 
@@ -70,14 +87,16 @@ func (e *CodeError) Error() string {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// keywords are the reserved words of Lua, Python and JavaScript: a skill
-// so named could not be written tools.skills.NAME in all three.
-var keywords = strings.Fields(`and break do else elseif end false for function goto if in local nil not or
-	repeat return then true until while
-	False None True as assert async await class continue def del except finally from global import is
-	lambda nonlocal pass raise try with yield
-	case catch const debugger default delete enum export extends instanceof let new null super switch
-	this throw typeof var void`)
+// keywordIn is the language in which name is a reserved word (a skill so
+// named could not be written tools.skills.NAME there), or "".
+func keywordIn(name string) string {
+	for _, l := range sandbox.Languages() {
+		if !l.Syntax.Ident(name) {
+			return l.Title
+		}
+	}
+	return ""
+}
 
 // reserved are names the skills table of a script uses itself.
 var reserved = []string{"save", "list", "get", "remove", "run"}
@@ -91,8 +110,8 @@ func NameProblem(name string) string {
 		return fmt.Sprintf("the name is %d characters; use at most %d", len(name), MaxNameLen)
 	case !identRE.MatchString(name):
 		return fmt.Sprintf("name %q is not an identifier: use letters, digits and _, not starting with a digit (like %s)", name, identifierExamples)
-	case slices.Contains(keywords, name):
-		return fmt.Sprintf("name %q is a keyword in a script language (scripts call tools.skills.NAME); choose another", name)
+	case keywordIn(name) != "":
+		return fmt.Sprintf("name %q is a keyword in %s (scripts call tools.skills.NAME); choose another", name, keywordIn(name))
 	case slices.Contains(reserved, name):
 		return fmt.Sprintf("name %q is taken by skills.%s itself; choose another", name, name)
 	}
@@ -117,7 +136,7 @@ func (s *Skill) Validate() error {
 		return fmt.Errorf("skill %s is not valid UTF-8 text", s.Name)
 	}
 	if CodeFile(s.Language) == "" {
-		return fmt.Errorf("skill %s: language %q is not one of %s", s.Name, s.Language, languageList)
+		return fmt.Errorf("skill %s: language %q is not one of %s", s.Name, s.Language, sandbox.LanguageList())
 	}
 	switch {
 	case strings.TrimSpace(s.Code) == "":

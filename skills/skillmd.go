@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // SkillFile is the name of a skill's description file in its folder.
@@ -132,7 +133,7 @@ func readFolder(fd folder, dir string) (*Skill, error) {
 	}
 	file := CodeFile(s.Language)
 	if file == "" {
-		return nil, fmt.Errorf("%s: language %q is not one of %s", filepath.Join(dir, SkillFile), s.Language, languageList)
+		return nil, fmt.Errorf("%s: language %q is not one of %s", filepath.Join(dir, SkillFile), s.Language, sandbox.LanguageList())
 	}
 	code, err := fd.read(file, MaxCodeBytes)
 	if err != nil {
@@ -145,14 +146,14 @@ func readFolder(fd folder, dir string) (*Skill, error) {
 // codeLanguage is the language of the one main.* file in fd.
 func codeLanguage(fd folder, dir string) (string, error) {
 	var found []string
-	for lang := range Languages {
-		if fd.has(CodeFile(lang)) {
-			found = append(found, lang)
+	for _, l := range sandbox.Languages() {
+		if f := CodeFile(l.Name); f != "" && fd.has(f) {
+			found = append(found, l.Name)
 		}
 	}
 	if len(found) != 1 {
-		return "", fmt.Errorf("%s: say language: lua, python or javascript in the front matter (the folder has %d main.* files)",
-			filepath.Join(dir, SkillFile), len(found))
+		return "", fmt.Errorf("%s: say language: %s in the front matter (the folder has %d main.* files)",
+			filepath.Join(dir, SkillFile), sandbox.LanguageList(), len(found))
 	}
 	return found[0], nil
 }
@@ -178,7 +179,7 @@ func (d pathFolder) has(name string) bool {
 // missing says what a skill folder holds when file is not there.
 func missing(file string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: missing: a skill folder holds %s and main.lua, main.py or main.js", file, SkillFile)
+		return fmt.Errorf("%s: missing: a skill folder holds %s and %s", file, SkillFile, codeFiles())
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/toolfold/toolfold/internal/fsown"
 )
 
 // A skill's folder and files decide what runs in every session, so Files
@@ -97,13 +99,12 @@ func isLoop(err error) bool {
 // trusted checks that info, of the skill folder or file at path, is owned
 // by toolfold's user or root and writable by no other user.
 func trusted(info fs.FileInfo, path, what string) error {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case ok && int(st.Uid) != os.Geteuid() && st.Uid != 0:
-		return fmt.Errorf("skill %s %s belongs to uid %d, not toolfold's user (uid %d) or root: "+
-			"another user could change what it runs; copy the skill in, or save it again", what, path, st.Uid, os.Geteuid())
-	case info.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("skill %s %s is writable by other users (mode %v); chmod go-w it", what, path, info.Mode().Perm())
+	switch e := fsown.Check(info, fsown.Options{Root: true}); {
+	case e == nil:
+		return nil
+	case e.Writable:
+		return fmt.Errorf("skill %s %s %v; chmod go-w it", what, path, e)
+	default:
+		return fmt.Errorf("skill %s %s %v: another user could change what it runs; copy the skill in, or save it again", what, path, e)
 	}
-	return nil
 }

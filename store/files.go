@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/atomicfile"
 )
 
 // files is the Store of one machine: a file per key under dir, counters in
@@ -67,18 +69,8 @@ func (f *files) Set(_ context.Context, key string, val []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	_, werr := tmp.Write(val)
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("store: writing %s: %w", key, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("store: %w", err)
+	if err := atomicfile.Write(p, val, 0o600); err != nil {
+		return fmt.Errorf("store: %s: %w", key, err)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/atomicfile"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/store"
 )
@@ -106,14 +107,10 @@ func openCatalog(cfg *config.Config) (*catalogPlace, error) {
 			return data, err
 		},
 		set: func(data []byte) error {
-			err := os.MkdirAll(filepath.Dir(path), 0o700)
-			if err == nil {
-				tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-				if err = os.WriteFile(tmp, data, 0o600); err == nil {
-					err = os.Rename(tmp, path)
-				}
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return err
 			}
-			return err
+			return atomicfile.Write(path, data, 0o600)
 		},
 		close: func() {}}, nil
 }

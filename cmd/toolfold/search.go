@@ -20,7 +20,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	detail := fs.String("detail", "summary", "name, summary or full")
 	limit := fs.Int("limit", 10, "number of results (1-50)")
 	server := fs.String("server", "", "only this upstream's tools")
-	lang := fs.String("language", "", "script language of signatures: "+languageList()+" (default: run_script's)")
+	lang := fs.String("language", "", "script language of signatures: "+sandbox.LanguageList()+" (default: run_script's)")
 	refresh := fs.Bool("refresh", false, "connect to every upstream instead of answering from the catalog cache, and update the cache")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -136,18 +136,6 @@ func languageOf(path string) string {
 		return l.Name
 	}
 	return "lua"
-}
-
-// languageList is "lua, python or javascript": the languages, for help.
-func languageList() string {
-	var names []string
-	for _, l := range sandbox.Languages() {
-		names = append(names, l.Name)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // searchRunners stand for run_script's languages when search answers from

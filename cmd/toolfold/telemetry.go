@@ -257,7 +257,7 @@ func parseHeaders(name, v string) (map[string]string, error) {
 		}
 		k, val, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
-		if !ok || !validToken(k) {
+		if !ok || !config.ValidHeaderName(k) {
 			errs = append(errs, fmt.Errorf("%s: entry %d is not name=value with a valid header name", name, i+1))
 			continue
 		}
@@ -269,17 +269,6 @@ func parseHeaders(name, v string) (map[string]string, error) {
 		h[k] = strings.TrimSpace(dec)
 	}
 	return h, errors.Join(errs...)
-}
-
-// validToken reports whether s is an HTTP header name (RFC 9110 token).
-func validToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // resourceServiceName is service.name in an OTEL_RESOURCE_ATTRIBUTES
