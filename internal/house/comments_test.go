@@ -18,7 +18,7 @@ var lowerCamel = regexp.MustCompile(`\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b`)
 
 // notGo are lowerCamel words comments use that name no Go code: fields of
 // MCP and JSON messages, keys of clients' config files, examples.
-var notGo = strings.Fields(`clientInfo destructiveHint idempotentHint inputRequests inputSchema isError
+var notGo = strings.Fields(`globalThis createEntities clientInfo destructiveHint idempotentHint inputRequests inputSchema isError
 	openWorldHint outputSchema readOnlyHint structuredContent
 	mcpServers httpUrl serverUrl workspaceFolder workspaceFolderBasename userHome pathSeparator
 	camelCase getFile getFileInfo readFile v2Api firstName mobileNumber phoneNumber setInterval
