@@ -193,7 +193,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		}
 	}
 	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
-	p.skillTools = &skillProvider{p: p}
+	p.skillTools = &skillProvider{p: p, full: skillPoll, quick: skillVersionPoll}
 	p.trees = newCodeTrees(log)
 	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
 	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))

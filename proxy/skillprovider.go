@@ -29,22 +29,39 @@ const skillServer = "skills"
 // replica on a shared store, or a folder a person added, appears.
 type skillProvider struct {
 	p *Proxy
+	// full and quick are skillPoll and skillVersionPoll as the proxy
+	// started (read once, so tests may change them between proxies).
+	full, quick time.Duration
 
 	// reloading serializes reloads, so that a poll that read the store
 	// before a save cannot install its older list after the save's.
 	reloading sync.Mutex
 
-	mu      sync.Mutex
-	tools   []*mcp.Tool
-	list    []*skills.Skill // the skills behind tools, for the servers/ tree (codetree.go)
-	sig     string          // the snapshot's names and descriptions, to tell a change
-	err     string          // why the store could not be read, if it could not
-	changed func()
+	mu    sync.Mutex
+	tools []*mcp.Tool
+	list  []*skills.Skill // the skills behind tools, for the servers/ tree (codetree.go)
+	sig   string          // the snapshot's names and descriptions, to tell a change
+	err   string          // why the store could not be read, if it could not
+	// lastVersion is the versioned store's last version read (poll).
+	lastVersion string
+	changed     func()
 }
 
 // skillPoll is how often the skills store is read again for changes made
-// elsewhere.
-var skillPoll = 10 * time.Second
+// elsewhere; skillVersionPoll how often a store that keeps a version
+// (skills.KV, shared by replicas) is asked whether anything changed, so a
+// skill saved through one replica is in every replica's search within
+// about that long.
+var (
+	skillPoll        = 10 * time.Second
+	skillVersionPoll = 250 * time.Millisecond
+)
+
+// versioned is a skills store that can say, with one cheap read, whether
+// any skill changed since it last said (skills.KV).
+type versioned interface {
+	Version(ctx context.Context) (string, error)
+}
 
 var _ Provider = (*skillProvider)(nil)
 
@@ -113,20 +130,52 @@ func (sp *skillProvider) reload(ctx context.Context) {
 	}
 }
 
-// poll reloads every skillPoll until ctx ends.
+// poll reloads every skillPoll until ctx ends, and, with a versioned
+// store, whenever its version changes (checked every skillVersionPoll).
 func (sp *skillProvider) poll(ctx context.Context) {
-	t := time.NewTicker(skillPoll)
+	vs, _ := sp.p.skills.(versioned)
+	every := sp.full
+	if vs != nil && sp.quick < every {
+		every = sp.quick
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
+	last, lastFull := sp.version(ctx, vs), time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			v := sp.version(ctx, vs)
+			if time.Since(lastFull) < sp.full && v == last {
+				continue
+			}
+			last, lastFull = v, time.Now()
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			sp.reload(rctx)
 			cancel()
 		}
 	}
+}
+
+// version is the store's skills version, or the last one known when it
+// cannot be read (a store blip does not cause a reload every tick).
+func (sp *skillProvider) version(ctx context.Context, vs versioned) string {
+	if vs == nil {
+		return ""
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	v, err := vs.Version(rctx)
+	if err != nil {
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+		return sp.lastVersion
+	}
+	sp.mu.Lock()
+	sp.lastVersion = v
+	sp.mu.Unlock()
+	return v
 }
 
 // skillTool is a skill as a tool: its parameters the input schema, its

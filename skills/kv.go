@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,12 @@ func NewKV(st store.Store) *KV { return &KV{st: st, now: time.Now} }
 const (
 	kvPrefix        = "skills/"
 	kvVersionPrefix = "skills-versions/"
+	// kvChanged holds a new value after every save and removal, so that
+	// the other replicas notice a change with one cheap read (Version)
+	// instead of listing every skill. It only triggers a re-read: what is
+	// read then is the signed skills themselves, checked as always, so a
+	// forged value here costs one needless re-read, never a skill.
+	kvChanged = "skills-changed"
 )
 
 // String says where the skills are, for toolfold check.
@@ -108,7 +115,27 @@ func (k *KV) Save(ctx context.Context, s *Skill, overwrite bool) error {
 	if err := k.st.Set(ctx, kvPrefix+s.Name, data); err != nil {
 		return fmt.Errorf("skill %s was not saved: %w", s.Name, err)
 	}
+	return k.touch(ctx)
+}
+
+// touch gives kvChanged a new value, telling the other replicas to read
+// the skills again.
+func (k *KV) touch(ctx context.Context) error {
+	v := strconv.FormatInt(k.now().UnixNano(), 10) + "-" + strconv.FormatUint(rand.Uint64(), 36)
+	if err := k.st.Set(ctx, kvChanged, []byte(v)); err != nil {
+		return fmt.Errorf("the skill was written, but the other replicas were not told (they see it within their next full read): %w", err)
+	}
 	return nil
+}
+
+// Version is a value that changes with every save and removal through
+// any replica ("" before the first), read with one store access.
+func (k *KV) Version(ctx context.Context) (string, error) {
+	data, err := k.st.Get(ctx, kvChanged)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return string(data), err
 }
 
 // Remove implements Store.
@@ -125,7 +152,10 @@ func (k *KV) Remove(ctx context.Context, name string) error {
 	if err := k.keepVersion(ctx, name, old); err != nil {
 		return err
 	}
-	return k.st.Delete(ctx, kvPrefix+name)
+	if err := k.st.Delete(ctx, kvPrefix+name); err != nil {
+		return err
+	}
+	return k.touch(ctx)
 }
 
 // keepVersion stores a replaced skill and drops versions past MaxVersions.
