@@ -74,3 +74,55 @@ func TestServeSearchesCachedCatalogWhileConnecting(t *testing.T) {
 		t.Errorf("the call returned before the upstream could have started")
 	}
 }
+
+// TestCLIRunStartsOnlyCalled: `toolfold run` starts only the upstreams
+// its script calls once their tools are in the catalog cache. The first
+// run, with no cache yet, starts every upstream (their tool names are not
+// known otherwise) and caches their lists; then a run of `return 1`
+// starts none, and a script calling memory's tool starts memory alone.
+// Each upstream's command writes a marker file when it starts.
+func TestCLIRunStartsOnlyCalled(t *testing.T) {
+	t.Parallel()
+	ups, _ := npmTrio(t)
+	delete(ups, "everything")
+	dir := t.TempDir()
+	marker := map[string]string{}
+	for name, u := range ups {
+		marker[name] = filepath.Join(dir, name+".pid")
+		ups[name] = withPIDFile(t, u, marker[name])
+	}
+	cfg := writeConfig(t, configYAML(ups))
+	script := func(code string) string {
+		path := filepath.Join(t.TempDir(), "s.lua")
+		if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	started := func() (names []string) {
+		for _, name := range []string{"filesystem", "memory"} {
+			if _, err := os.Stat(marker[name]); err == nil {
+				names = append(names, name)
+			}
+			_ = os.Remove(marker[name])
+		}
+		return names
+	}
+	runs := []struct {
+		what, code, want string
+		started          []string
+	}{
+		{"first run, no cache yet", "return 1", "=> 1", []string{"filesystem", "memory"}},
+		{"return 1", "return 1", "=> 1", nil},
+		{"memory's tool", "return #tools.memory.read_graph{}.entities", "=> 0", []string{"memory"}},
+	}
+	for _, r := range runs {
+		res := runCLI(t, "run", "-c", cfg, script(r.code))
+		if res.code != 0 || !strings.HasPrefix(res.stdout, r.want) {
+			t.Fatalf("%s: exit %d\n%s\nstderr:\n%s", r.what, res.code, res.stdout, res.stderr)
+		}
+		if got := started(); strings.Join(got, ",") != strings.Join(r.started, ",") {
+			t.Errorf("%s: started %v, want %v\nstderr:\n%s", r.what, got, r.started, res.stderr)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +124,45 @@ func TestCachedUpstreamPromptsWaitForIt(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(names, ","), "greet") {
 		t.Fatalf("prompts/list while the upstream connected: %v; want its prompt", names)
+	}
+}
+
+// With StartOnCall, an upstream with a cached tool list is not contacted
+// until a call to one of its tools: search answers from the cache, marked
+// as not started, and the first call starts it and succeeds.
+func TestStartOnCall(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "lazy"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "weather forecast for a city"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var mu sync.Mutex
+	requests := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	up := config.Upstream{Name: "lazy", Transport: "http", URL: ts.URL, ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second}
+	cached := map[string][]*mcp.Tool{"lazy": {{Name: "forecast", Description: "weather forecast for a city", InputSchema: map[string]any{"type": "object"}}}}
+	p := New(testConfig(up), &Options{CachedTools: cached, StartOnCall: true, Runners: []sandbox.Runner{sandbox.NewLua(nil)}})
+	t.Cleanup(p.Close)
+	p.Start(context.Background())
+	p.WaitReady(context.Background()) // returns at once: nothing to wait for
+	text, err := p.Search("weather forecast", "name", 5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	before := requests
+	mu.Unlock()
+	if before != 0 || !strings.Contains(text, "lazy.forecast") || !strings.Contains(text, "not started") {
+		t.Fatalf("before any call: %d requests to the upstream, search:\n%s\nwant none, and the cached tool marked as not started", before, text)
+	}
+	res, err := p.pool.callParams(context.Background(), "lazy", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "sunny" {
+		t.Fatalf("the first call: %v, %v; want it to start the upstream and succeed", res, err)
 	}
 }

@@ -199,6 +199,11 @@ func (f *forwarder) callTool(it named) mcp.ToolHandler {
 // forwardCall makes one passthrough or hybrid call.
 func (f *forwarder) forwardCall(ctx context.Context, it named, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
+	if it.up == skillServer {
+		// A skill is a run: what it prints reaches the client as it runs,
+		// as run_script's output does (progress.go).
+		ctx = withProgress(ctx, req)
+	}
 	res, err := f.p.tools.call(ctx, it.up, params)
 	if err != nil {
 		if ctx.Err() != nil {

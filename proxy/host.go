@@ -113,7 +113,7 @@ func (h *scriptHost) callSkill(ctx context.Context, name, skill string, args jso
 	var v json.RawMessage
 	_, err := h.p.tools.through(ctx, toolCall{Name: "skills." + skill, Args: args}, func(ctx context.Context, _ toolCall) (callResult, error) {
 		var err error
-		v, err = h.p.runSkill(ctx, h, skill, args)
+		v, err = h.p.runSkill(ctx, h, skill, args, nil)
 		return callResult{Bytes: len(v)}, err
 	})
 	if isRefusal(err) {

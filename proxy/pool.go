@@ -22,6 +22,13 @@ type Pool struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	inst   instances // scope: session instances running (scope.go)
+
+	// onCall: upstreams with a cached tool list start on their first
+	// call rather than in Start (SetStartOnCall).
+	onCall  bool
+	startMu sync.Mutex
+	ctx     context.Context // Start's; nil before Start
+	closed  bool
 }
 
 // NewPool prepares a pool; Start connects it. onChange is called (from any
@@ -69,6 +76,28 @@ func (p *Pool) SetCached(tools map[string][]*mcp.Tool) {
 // tool list.
 const connectingCached = "connecting; tools listed from the catalog cache, callable once it has connected"
 
+// notStartedCached is the state of an upstream searched from its cached
+// tool list that starts on its first call (SetStartOnCall).
+const notStartedCached = "not started; tools listed from the catalog cache, it starts on its first call"
+
+// SetStartOnCall makes the upstreams that have a cached tool list
+// (SetCached) start on the first call to one of their tools instead of in
+// Start: a run from the command line starts only the upstreams its script
+// calls. Those without a cached list still start in Start, since their
+// tools are not known otherwise. Call before Start.
+func (p *Pool) SetStartOnCall() {
+	p.onCall = true
+	for _, u := range p.ups {
+		if u.cached != nil && !u.cfg.Disabled {
+			u.wake = func() {
+				if p.startOne(u) && p.onChange != nil {
+					p.onChange() // no longer "not started"
+				}
+			}
+		}
+	}
+}
+
 // SetOAuth gives every HTTP upstream with oauth: settings its sign-in
 // handler (package oauth), kept across its reconnects; call before Start.
 // A nil opts leaves them without one: they fail to connect, saying so.
@@ -86,16 +115,33 @@ func (p *Pool) SetOAuth(opts *oauth.Options) {
 // Start begins connecting every enabled upstream in the background.
 func (p *Pool) Start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	p.startMu.Lock()
+	p.ctx = ctx
+	p.startMu.Unlock()
 	for _, u := range p.ups {
-		if u.cfg.Disabled {
-			continue
+		if u.cfg.Disabled || u.wake != nil {
+			continue // disabled, or started by its first call
 		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			u.run(ctx)
-		}()
+		p.startOne(u)
 	}
+}
+
+// startOne starts supervising u, once, unless the pool is closed or not
+// started yet; it reports whether it did.
+func (p *Pool) startOne(u *upstream) bool {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	if p.ctx == nil || p.closed || u.started {
+		return false
+	}
+	u.started = true
+	ctx := p.ctx
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		u.run(ctx)
+	}()
+	return true
 }
 
 // WaitReady blocks until every upstream's first connection attempt has
@@ -118,8 +164,8 @@ func (p *Pool) WaitReady(ctx context.Context) {
 // tools, or until ctx ends.
 func (p *Pool) WaitCached(ctx context.Context) {
 	for _, u := range p.ups {
-		if u.cached == nil {
-			continue
+		if u.cached == nil || u.wake != nil {
+			continue // none cached, or waits for its first call
 		}
 		select {
 		case <-u.firstDone:
@@ -131,6 +177,9 @@ func (p *Pool) WaitCached(ctx context.Context) {
 
 // Close disconnects every upstream and waits for their processes to end.
 func (p *Pool) Close() {
+	p.startMu.Lock()
+	p.closed = true // no upstream starts from now on
+	p.startMu.Unlock()
 	if p.cancel != nil {
 		p.cancel()
 	}
@@ -179,4 +228,11 @@ func (p *Pool) Status() []UpstreamStatus {
 		out = append(out, s)
 	}
 	return out
+}
+
+// isStarted reports whether u's supervisor runs (or ran).
+func (p *Pool) isStarted(u *upstream) bool {
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	return u.started
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Live progress of a run_script run: what the script prints reaches the
+// Live progress of a run_script run, or of a skill a client calls as a tool
+// (expose: passthrough or hybrid): what the script prints reaches the
 // client while the run runs, as notifications/progress when the request
 // carries a progress token, and as info log messages (notifications/message)
 // when the client's logging level lets info through. Each message is
@@ -34,7 +35,10 @@ type runProgress struct {
 	ctx   context.Context // the client's request
 	token any             // the request's progress token; nil: none
 	log   bool            // send log messages too
-	scan  func(string) string
+	// logger names the run in log messages: "run_script" (the zero
+	// value), or the skill a client called (skills.NAME).
+	logger string
+	scan   func(string) string
 
 	mu      sync.Mutex
 	pending []byte
@@ -200,6 +204,10 @@ func (r *runProgress) send(text string, progress float64) {
 		_ = r.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: r.token, Progress: progress, Message: text})
 	}
 	if r.log {
-		_ = r.ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "run_script", Data: text}) // filtered by the session's level
+		logger := r.logger
+		if logger == "" {
+			logger = "run_script"
+		}
+		_ = r.ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: logger, Data: text}) // filtered by the session's level
 	}
 }

@@ -2,12 +2,15 @@ package proxy
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/skills"
 )
 
 // heldProvider is a fakeProvider whose calls wait until release is closed.
@@ -31,10 +34,38 @@ func (h *heldProvider) CallTool(ctx context.Context, server string, params *mcp.
 // is, as a progress notification and as a log message; the result is
 // unchanged.
 func TestRunOutputIsLiveAndTokenized(t *testing.T) {
+	checkLiveOutput(t, nil, "run_script", map[string]any{"code": liveScript})
+}
+
+// TestSkillOutputIsLiveAndTokenized: a skill a client calls as a tool
+// (expose: hybrid, pinned) streams what it prints as run_script does.
+func TestSkillOutputIsLiveAndTokenized(t *testing.T) {
+	store := skills.NewFiles(filepath.Join(t.TempDir(), "skills"))
+	saveLua(t, store, "noter", liveScript)
+	checkLiveOutput(t, &Options{Skills: store}, "noter", map[string]any{})
+}
+
+// liveScript prints an address, then makes a call held until the client
+// has heard of the address.
+const liveScript = `print("erin@example.com") tools.notes.lookup_note{title = "x"} return 1`
+
+// checkLiveOutput calls tool with args (expose: hybrid) from a client
+// that asks for progress and logs at info: liveScript's address reaches
+// it while the run runs, as [EMAIL_1], and the result holds it too.
+func checkLiveOutput(t *testing.T, opts *Options, tool string, args map[string]any) {
 	const email = "erin@example.com"
 	sawProgress := make(chan struct{})
 	hp := &heldProvider{fakeProvider: newFakeProvider("notes"), release: sawProgress}
-	p, _ := startProxyWith(t, testConfig(), &Options{Providers: []Provider{hp}})
+	if opts == nil {
+		opts = &Options{}
+	}
+	opts.Providers = []Provider{hp}
+	cfg := testConfig()
+	cfg.Expose.Mode = config.ExposeHybrid // run_script, and a skill pinned
+	if tool != "run_script" {
+		cfg.Expose.Pin = []string{"skills." + tool}
+	}
+	p, _ := startProxyWith(t, cfg, opts)
 
 	var mu sync.Mutex
 	var progress, logs []string
@@ -71,12 +102,11 @@ func TestRunOutputIsLiveAndTokenized(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	params := &mcp.CallToolParams{Name: "run_script", Arguments: map[string]any{
-		"code": `print("` + email + `") tools.notes.lookup_note{title = "x"} return 1`}}
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	params.SetProgressToken("run-1")
 	res, err := cs.CallTool(ctx, params)
 	if err != nil || res.IsError {
-		t.Fatalf("run_script: %v %+v", err, res)
+		t.Fatalf("%s: %v %+v", tool, err, res)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
 	if !strings.Contains(text, "[EMAIL_1]\n") || strings.Contains(text, email) {

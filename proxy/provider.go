@@ -190,9 +190,12 @@ func (p *Pool) Servers() []ProvidedServer {
 	out := make([]ProvidedServer, len(st))
 	for i, s := range st {
 		out[i] = ProvidedServer{Name: s.Name, Description: s.Description, State: s.State, Err: s.Err, Tools: s.Tools}
-		if c := p.byName[s.Name].cached; s.State == StateConnecting && s.Tools == nil && c != nil {
+		if u := p.byName[s.Name]; s.State == StateConnecting && s.Tools == nil && u.cached != nil {
 			// Searchable at once, marked: a call waits for the connection.
-			out[i].Tools, out[i].Err = c, connectingCached
+			out[i].Tools, out[i].Err = u.cached, connectingCached
+			if u.wake != nil && !p.isStarted(u) {
+				out[i].Err = notStartedCached
+			}
 		}
 	}
 	return out

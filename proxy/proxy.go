@@ -63,6 +63,12 @@ type Options struct {
 	// until the upstream's first connection attempt ends; WaitReady does
 	// not wait for them. Nil: none.
 	CachedTools map[string][]*mcp.Tool
+	// StartOnCall starts an upstream with CachedTools on the first call to
+	// one of its tools instead of in Start (a run from the command line
+	// starts only the upstreams its script calls); until then it is
+	// searched from its cached tools. Upstreams without cached tools start
+	// in Start, as ever.
+	StartOnCall bool
 
 	// OAuth signs in to the HTTP upstreams with oauth: settings (package
 	// oauth): where tokens are kept, and whether a sign-in may start by
@@ -209,6 +215,9 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.pool.setScrub(p.pii.redactFunc())
 	p.pool.SetOAuth(opts.OAuth)
 	p.pool.SetCached(opts.CachedTools)
+	if opts.StartOnCall {
+		p.pool.SetStartOnCall()
+	}
 	p.catalog.Store(index.New(nil, nil))
 	sopts := &mcp.ServerOptions{
 		Logger:       log,

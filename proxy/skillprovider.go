@@ -208,7 +208,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // CallTool runs a skill for a call made outside a script (passthrough,
 // hybrid): a top-level run of its own, which takes a run slot. Its printed
-// output comes before its value.
+// output comes before its value, and reaches the client as it runs when
+// the request asked for progress or the client logs at info (progress.go).
 func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	if server != skillServer {
 		return nil, fmt.Errorf("no server named %q among the skills; search_tools lists the servers", server)
@@ -224,7 +225,13 @@ func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mc
 	defer release()
 	host := &scriptHost{p: sp.p, session: sessionOf(ctx)}
 	ctx, printed := sandbox.CaptureCallOutput(ctx)
-	v, err := sp.p.runSkill(ctx, host, params.Name, args)
+	var onOutput func([]byte)
+	if pr := progressOf(ctx); pr != nil {
+		pr.logger = "skills." + params.Name
+		onOutput = pr.start(func(s string) string { return sp.p.scanOutput(ctx, host, s) })
+		defer pr.stop() // before the answer: no progress after it
+	}
+	v, err := sp.p.runSkill(ctx, host, params.Name, args, onOutput)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -90,7 +90,10 @@ func skillFile(s *skills.Skill) string { return s.Name + "/" + skills.CodeFile(s
 
 // runSkill runs skill name with args for a script whose call came with
 // ctx. The value is the skill's return value (JSON null when none).
-func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, args json.RawMessage) (json.RawMessage, error) {
+// onOutput, when set, sees what the skill prints as it prints it
+// (sandbox.Request.OnOutput); nil for a skill a script called, whose
+// output reaches the script's when the call returns.
+func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, args json.RawMessage, onOutput func([]byte)) (json.RawMessage, error) {
 	toolErr := func(format string, a ...any) error {
 		return &sandbox.ToolError{Tool: "skills." + name, Msg: "skills." + name + ": " + fmt.Sprintf(format, a...)}
 	}
@@ -128,7 +131,7 @@ func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, a
 	nctx, span := p.tel.startScript(nctx, s.Language, s.Code)
 	host := &scriptHost{p: p, lang: s.Language, session: caller.session}
 	res, err := runner.Run(nctx, sandbox.Request{Code: s.Code, Language: s.Language, Limits: lim,
-		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args}, host)
+		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args, OnOutput: onOutput}, host)
 	p.tel.endScript(nctx, span, s.Language, res, err)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -80,6 +80,10 @@ type upstream struct {
 	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
 	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
 	cached   []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
+	// wake starts it, for an upstream that starts on its first call
+	// (Pool.SetStartOnCall); nil: started by Pool.Start.
+	wake    func()
+	started bool // guarded by the pool's startMu
 
 	relist    chan struct{}
 	firstDone chan struct{}
@@ -370,7 +374,11 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	u.mu.Unlock()
 	if cs == nil && state == StateConnecting && u.cached != nil {
 		// A tool found in the cached catalog before the upstream's first
-		// connection: wait for it (bounded by connect_timeout).
+		// connection: start it if it waits for a call, and wait for it
+		// (bounded by connect_timeout).
+		if u.wake != nil {
+			u.wake()
+		}
 		select {
 		case <-u.firstDone:
 		case <-ctx.Done():

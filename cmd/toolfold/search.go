@@ -102,7 +102,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // startRunProxy starts the proxy of a run from the command line (toolfold
-// run, toolfold skills run), and the context to run in. The run writes the
+// run, toolfold skills run), and the context to run in. An upstream whose
+// tools are in the catalog cache (listed with its present settings) starts
+// on the script's first call to one of its tools, so a run starts only the
+// upstreams it calls; one that is not cached yet starts at once and is
+// waited for, since its tool names are not known otherwise, and its list
+// is then cached for the next run. The run writes the
 // audit lines a served run_script writes, when the config keeps an audit;
 // a call the policy asks about fails closed, saying why (noPersonInRun):
 // there is no MCP client here to put the question to a person. done
@@ -112,8 +117,9 @@ func startRunProxy(ctx context.Context, cfg *config.Config, log *slog.Logger) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Audit: aud})
+	p := startProxy(ctx, cfg, log, 24*time.Hour, &proxy.Options{Audit: aud, CachedTools: cachedTools(cfg), StartOnCall: true})
 	done := func() {
+		saveCatalog(cfg, p.Status(), log) // those the run started, for the next run
 		p.Close()
 		if aud != nil {
 			aud.Close() // after the proxy: the run is recorded
