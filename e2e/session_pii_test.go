@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +72,10 @@ func TestPIIOnEveryPath(t *testing.T) {
 						t.Errorf("%q reached the client in a frame", v)
 					}
 				}
-				for _, tok := range []string{"[EMAIL_1]", "[PHONE_1]", "[CREDIT_CARD_1]"} {
+				// Token numbers depend on what the session tokenized first
+				// (in code mode the servers/ tree's descriptions mint theirs
+				// when the session's tree is written), so any number counts.
+				for _, tok := range []string{"[EMAIL_", "[PHONE_", "[CREDIT_CARD_"} {
 					if !strings.Contains(got, tok) {
 						t.Errorf("no %s in any frame", tok)
 					}
@@ -100,9 +104,12 @@ func TestPIIOnEveryPath(t *testing.T) {
 }
 
 // framesWithTokens reports a frame holding marker and a token.
+// anyToken matches a vault token of any type and number.
+var anyToken = regexp.MustCompile(`\[[A-Z_]+_[0-9]+\]`)
+
 func framesWithTokens(frames []string, marker string) bool {
 	for _, f := range frames {
-		if strings.Contains(f, marker) && strings.Contains(f, "_1]") {
+		if strings.Contains(f, marker) && anyToken.MatchString(f) {
 			return true
 		}
 	}
