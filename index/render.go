@@ -52,8 +52,10 @@ func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string
 	sx := syntaxFor(lang)
 	var b strings.Builder
 	ix.writeNamedDown(&b, query)
+	said := map[string]bool{} // servers whose unavailability was explained
 	for i, h := range hits {
 		v := ix.view(h)
+		v.reason = sayOnce(said, v)
 		if o.Label != nil {
 			v.label = o.Label(v.qname)
 		}
@@ -70,6 +72,20 @@ func (ix *Index) RenderWith(query string, hits []Hit, detail Detail, lang string
 		}
 	}
 	return b.String()
+}
+
+// sayOnce is the reason to show beside v: the whole reason a server is
+// unavailable at its first tool in a result, "as above" at the next ones,
+// so a server still connecting does not repeat its notice on every line.
+func sayOnce(said map[string]bool, v toolView) string {
+	if v.available || v.reason == "" {
+		return v.reason
+	}
+	if said[v.t.Server] {
+		return "as above"
+	}
+	said[v.t.Server] = true
+	return v.reason
 }
 
 // toolView is what rendering needs of one hit.

@@ -265,3 +265,27 @@ func TestRenderQuotesOddNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderUnavailableReasonOnce: several tools of one unavailable
+// server in a result explain why once, not on every line.
+func TestRenderUnavailableReasonOnce(t *testing.T) {
+	reason := "connecting… (started 2 s ago; search answers from the last catalog)"
+	ix := New([]Tool{
+		{Server: "slack", Name: "post_message", Description: "Post a message to a channel."},
+		{Server: "slack", Name: "list_channels", Description: "List the channels of a workspace."},
+		{Server: "slack", Name: "read_channel", Description: "Read the messages of a channel."},
+	}, []ServerInfo{{Name: "slack", Description: "Team chat", Available: false, Error: reason}})
+	hits := ix.Search("channel messages", SearchOptions{Limit: 10})
+	if len(hits) < 2 {
+		t.Fatalf("want two or more hits, got %v", hits)
+	}
+	for _, d := range []Detail{DetailName, DetailSummary} {
+		out := ix.Render("", hits, d, "lua")
+		if n := strings.Count(out, "started 2 s ago"); n != 1 {
+			t.Errorf("%s: the reason appears %d times, want once:\n%s", d, n, out)
+		}
+		if n := strings.Count(out, "(unavailable: as above)"); n != len(hits)-1 {
+			t.Errorf("%s: %d lines say as above, want %d:\n%s", d, n, len(hits)-1, out)
+		}
+	}
+}
