@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolfold/toolfold/store"
+	"github.com/toolfold/toolfold/store/redistest"
 )
 
 // KV keeps skills in a shared store: two KVs on one store (two replicas)
@@ -110,5 +111,85 @@ func TestKVReplacesUnsigned(t *testing.T) {
 	}
 	if keys, _ := raw.Keys(ctx, kvVersionPrefix); len(keys) != 0 {
 		t.Errorf("planted content kept as versions: %v", keys)
+	}
+}
+
+// TestKVVersion: on a signed Redis store, as replicas share it, every
+// save, overwrite and remove (through any KV on the store) gives a
+// Version no reader has seen, reads leave it as it is, a reader that
+// reads Version and then List sees the change, and a version written
+// around the store key is refused rather than taken.
+func TestKVVersion(t *testing.T) {
+	addr, _ := redistest.Start(t)
+	open := func() store.Store {
+		r, err := store.Redis("redis://"+addr+"/0", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		st, err := store.Signed(r, []byte("0123456789abcdef0123456789abcdef"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	ctx := context.Background()
+	a, b := NewKV(open()), NewKV(open()) // two replicas
+	version := func() string {
+		t.Helper()
+		v, err := b.Version(ctx)
+		if err != nil {
+			t.Fatalf("Version: %v", err)
+		}
+		return v
+	}
+	seen := map[string]bool{version(): true}
+	if !seen[""] {
+		t.Errorf("Version before any change = %q, want empty", version())
+	}
+	changed := func(what string, change func() error) {
+		t.Helper()
+		if err := change(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		v := version()
+		if seen[v] {
+			t.Errorf("after %s, Version = %q, seen before", what, v)
+		}
+		seen[v] = true
+	}
+	s := &Skill{Name: "double", Description: "Double x", Language: "lua", Code: "return args.x * 2"}
+	changed("a save", func() error { return a.Save(ctx, s, false) })
+	if list, err := b.List(ctx); err != nil || len(list) != 1 {
+		t.Errorf("List after the new version: %d skills, %v; want the saved one", len(list), err)
+	}
+	before := version()
+	_, _ = b.Get(ctx, "double")
+	_, _ = a.List(ctx)
+	if err := b.Save(ctx, s, false); !errors.Is(err, ErrExists) {
+		t.Errorf("saving over without overwrite: %v", err)
+	}
+	if v := version(); v != before {
+		t.Errorf("reads and a refused save changed the version: %q, then %q", before, v)
+	}
+	s2 := *s
+	s2.Code = "return args.x + args.x"
+	changed("an overwrite", func() error { return b.Save(ctx, &s2, true) })
+	changed("a remove", func() error { return a.Remove(ctx, "double") })
+	if list, _ := b.List(ctx); len(list) != 0 {
+		t.Errorf("List after the remove's version: %d skills", len(list))
+	}
+
+	// Written around the store key: refused, not a version.
+	raw, err := store.Redis("redis://"+addr+"/0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.Set(ctx, kvChanged, []byte("planted")); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := b.Version(ctx); !errors.Is(err, store.ErrUnauthenticated) {
+		t.Errorf("a planted version: %q, %v; want ErrUnauthenticated", v, err)
 	}
 }
