@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/bench"
+	"github.com/toolfold/toolfold/internal/cliflags"
 )
 
 // benchLabEnv is extra environment for the processes bench starts from its
@@ -30,10 +31,10 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	toolfold := fs.String("toolfold", "", "the toolfold binary to measure, with toolfold-sandbox beside it (default: build ./cmd/toolfold of the clone in the current directory)")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(bench.Sections, ", "))
 	timeout := fs.Duration("timeout", 20*time.Minute, "give up after this long")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	}
-	log, err := c.logger(stderr)
+	log, err := cliflags.Logger(c.logLevel, stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}

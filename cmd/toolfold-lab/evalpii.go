@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/rewrite"
 )
 
@@ -55,7 +56,7 @@ func cmdEvalPII(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "rewrite/testdata", "where the named sets are")
 	regions := fs.String("phone-regions", "US", "comma-separated regions whose national phone formats count (\"\" for none)")
 	misses := fs.Bool("misses", false, "also list every false positive and missed value (not for holdout sets)")
-	if pos, err := parse(fs, args); err != nil {
+	if pos, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	} else if len(pos) > 0 {
 		fmt.Fprintf(stderr, "toolfold-lab eval-pii: unexpected argument %q; give a file with --data or a set with --set\n", pos[0])

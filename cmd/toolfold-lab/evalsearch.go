@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/cliflags"
 )
 
 // cmdEvalSearch measures search quality on a labelled corpus: a directory
@@ -26,7 +27,7 @@ func cmdEvalSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	set := fs.String("set", "", "the query set CORPUS/queries-NAME.jsonl, by subset and tag; all: a row per set")
 	lines := fs.Bool("lines", false, "read queries from stdin, one per line; print ranked ids as JSON arrays")
 	split := fs.Bool("split", false, "also print a table for each half of the queries, even and odd ids (to check a change helps both)")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	}
 	tools, servers, err := index.LoadCorpus(*corpus)

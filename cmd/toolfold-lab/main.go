@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -96,34 +95,6 @@ func newFlags(name string, stderr io.Writer, defLevel string) (*flag.FlagSet, *c
 	c := &common{}
 	fs.StringVar(&c.logLevel, "log-level", defLevel, "debug, info, warn or error")
 	return fs, c
-}
-
-// parse parses flags, allowing them after positional arguments too.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// logger is the logger --log-level asks for, writing to stderr.
-func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
-	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})), nil
 }
 
 // fail prints a usage problem and returns exitUsage.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/internal/replay"
 )
 
@@ -25,7 +26,7 @@ func cmdReplayServer(ctx context.Context, args []string, stdout, stderr io.Write
 	names := fs.String("servers", "", "comma-separated corpus servers to serve (default: all)")
 	slice := fs.String("slice", "", "K/N: serve the K-th (0-based) of N equal slices of the corpus servers")
 	addr := fs.String("http", "", "serve streamable HTTP on ADDR instead of stdio")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	}
 	files, err := replay.List(*corpus)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/internal/glob"
 )
 
@@ -35,7 +36,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer, now 
 	showArgs := fs.Bool("args", false, "show the calls' arguments")
 	follow := fs.Bool("follow", false, "go on printing records as they are written, until Ctrl-C")
 	fs.Usage = func() { fmt.Fprint(stderr, auditUsage) }
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}

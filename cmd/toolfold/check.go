@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
@@ -18,7 +19,7 @@ import (
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("check", stderr, "error")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	}
 	log, cfg, ok := c.setup(stderr)

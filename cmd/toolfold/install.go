@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/install"
+	"github.com/toolfold/toolfold/internal/cliflags"
 )
 
 // cmdInstall runs `toolfold install CLIENT` and `toolfold uninstall CLIENT`.
@@ -26,7 +27,7 @@ func cmdInstall(args []string, stdout, stderr io.Writer, uninstall bool) int {
 	tfFile := fs.String("config", "", "where toolfold keeps the moved servers (default: "+defaultServersFile()+")")
 	fs.StringVar(tfFile, "c", "", "same as --config")
 	dry := fs.Bool("dry-run", false, "print what would change, write nothing")
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/oauth"
 	"github.com/toolfold/toolfold/proxy"
 )
@@ -88,7 +89,7 @@ func browserCommand(url string) (string, []string) {
 
 func cmdLogin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("login", stderr, "warn")
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}

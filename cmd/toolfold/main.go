@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -177,38 +178,10 @@ func newFlags(name string, stderr io.Writer, defLevel string) (*flag.FlagSet, *c
 	return fs, c
 }
 
-// parse parses flags, allowing them after positional arguments too
-// ("toolfold search read a file --detail full").
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.logLevel)
-	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl})), nil
-}
-
 // setup makes the logger and loads the config, printing any problem; ok
 // is false when the command should exit with exitUsage.
 func (c *common) setup(stderr io.Writer) (*slog.Logger, *config.Config, bool) {
-	log, err := c.logger(stderr)
+	log, err := cliflags.Logger(c.logLevel, stderr)
 	if err != nil {
 		fail(stderr, "%v", err)
 		return nil, nil, false

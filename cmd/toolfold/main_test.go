@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -77,7 +78,7 @@ func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
 func TestFlagsAfterArguments(t *testing.T) {
 	fs, c := newFlags("x", &bytes.Buffer{}, "warn")
 	detail := fs.String("detail", "summary", "")
-	pos, err := parse(fs, []string{"read", "a", "--detail", "full", "file", "-c", "p.yaml"})
+	pos, err := cliflags.Parse(fs, []string{"read", "a", "--detail", "full", "file", "-c", "p.yaml"})
 	if err != nil || strings.Join(pos, " ") != "read a file" || *detail != "full" || c.config != "p.yaml" {
 		t.Errorf("parse: %v %q %q %q", err, pos, *detail, c.config)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -22,7 +23,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	server := fs.String("server", "", "only this upstream's tools")
 	lang := fs.String("language", "", "script language of signatures: "+sandbox.LanguageList()+" (default: run_script's)")
 	refresh := fs.Bool("refresh", false, "connect to every upstream instead of answering from the catalog cache, and update the cache")
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}
@@ -58,7 +59,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("run", stderr, "warn")
 	lang := fs.String("language", "", "script language (default: from the file extension, else lua)")
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}

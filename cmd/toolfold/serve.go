@@ -14,6 +14,7 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/dashboard"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -28,7 +29,7 @@ const startupWait = 15 * time.Second
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs, c := newFlags("serve", stderr, "info")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at ADDR (e.g. 127.0.0.1:8765; port 0 picks one) instead of stdio")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := cliflags.Parse(fs, args); err != nil {
 		return exitUsage
 	}
 	log, cfg, ok := c.setup(stderr)

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/skills"
 )
@@ -27,7 +28,7 @@ func cmdSkills(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs, c := newFlags("skills", stderr, "warn")
 	overwrite := fs.Bool("overwrite", false, "add: replace a skill of the same name (the old one is kept)")
 	fs.Usage = func() { fmt.Fprint(stderr, skillsUsage) }
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/policy"
 )
 
@@ -22,7 +23,7 @@ const toolsUsage = `usage: toolfold tools [-c FILE] COMMAND
 func cmdTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("tools", stderr, "warn")
 	fs.Usage = func() { fmt.Fprint(stderr, toolsUsage) }
-	pos, err := parse(fs, args)
+	pos, err := cliflags.Parse(fs, args)
 	if err != nil {
 		return exitUsage
 	}
