@@ -1,0 +1,3 @@
+package arrows
+
+func A() int { return B() }

@@ -1,0 +1,3 @@
+package arrows
+
+func C() int { return len(string(rune(A()))) }
