@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolfold/toolfold/codeapi"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/tempdir"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -64,6 +65,10 @@ type codeTree struct {
 	stale bool // replaced by a newer one: removed when refs reaches 0
 }
 
+// codeTreePrefix names the directory of one proxy's trees; the process id
+// follows it, so the next start can remove a killed proxy's.
+const codeTreePrefix = "toolfold-code-"
+
 // newCodeTrees makes the keeper; off (no trees) when the sandbox cannot
 // bind them (no mount namespace) or the directory cannot be made.
 func newCodeTrees(log *slog.Logger) *codeTrees {
@@ -74,9 +79,10 @@ func newCodeTrees(log *slog.Logger) *codeTrees {
 	// /dev/shm, a tmpfs, where there is one: writing 8,000 small files
 	// there takes a third of the time it takes on a journaled disk, and the
 	// pages are in memory either way once runs read them.
-	dir, err := os.MkdirTemp("/dev/shm", "toolfold-code-")
-	if err != nil {
-		dir, err = os.MkdirTemp("", "toolfold-code-")
+	// Trees a killed toolfold left there are removed first.
+	dir, swept, err := tempdir.Make([]string{"/dev/shm", ""}, codeTreePrefix)
+	if swept > 0 {
+		t.log.Info("removed servers/ trees a stopped toolfold left behind", "count", swept)
 	}
 	if err != nil {
 		t.log.Warn("no servers/ tree in runs: cannot make its directory", "err", err)

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package tempdir
+
+// unmountBelow is Linux only: elsewhere toolfold mounts nothing.
+func unmountBelow(string) {}
