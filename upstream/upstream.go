@@ -1,4 +1,4 @@
-package proxy
+package upstream
 
 import (
 	"context"
@@ -25,8 +25,9 @@ const (
 	StateDisabled   = "disabled"
 )
 
-// Backoff between reconnection attempts of a failed or crashed upstream.
-var (
+// Backoff between reconnection attempts of a failed or crashed upstream:
+// the first wait (Options.MinBackoff overrides it), doubled up to the last.
+const (
 	backoffMin = 500 * time.Millisecond
 	backoffMax = 30 * time.Second
 )
@@ -51,6 +52,9 @@ func (e *UnavailableError) Error() string {
 	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
 }
 
+// ErrorType names the error for telemetry's error.type.
+func (*UnavailableError) ErrorType() string { return "unavailable" }
+
 // cannotStart reports whether reason is os/exec's failure to start a
 // command that does not exist or may not be run: a config mistake that no
 // reconnection mends.
@@ -68,18 +72,15 @@ func cannotStart(reason string) bool {
 type upstream struct {
 	cfg      config.Upstream
 	log      *slog.Logger
-	tel      *telemetry // nil: no telemetry
 	version  string
-	onChange func()        // called after tools or state change; must not block long
-	hooks    upstreamHooks // passthrough handlers (forward_upstream.go); nil: none
-	// scrub replaces personal data in the upstream's stderr as it is
-	// read, before it is logged or kept to explain a crash: that text is
-	// quoted to every session and no session's vault owns it. Nil: kept
-	// as it is (PII rewriting off).
-	scrub    func(string) string
-	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
-	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
-	cached   []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
+	onChange func()              // called after tools or state change; must not block long
+	hooks    Hooks               // Options.Hooks, or a session's (scope.go); nil: none
+	scrub    func(string) string // Options.Scrub; nil: none
+	// backoffMin is the first wait before reconnecting (Options.MinBackoff).
+	backoffMin time.Duration
+	timeouts   *callDeadlines // call_timeout for every tool call (deadline.go)
+	auth       *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
+	cached     []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
 	// wake starts it, for an upstream that starts on its first call
 	// (Pool.SetStartOnCall); nil: started by Pool.Start.
 	wake    func()
@@ -101,17 +102,17 @@ type upstream struct {
 	stdio        *stdioTransport
 }
 
-func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func(), tel *telemetry) *upstream {
+func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func()) *upstream {
 	u := &upstream{
-		cfg:       cfg,
-		tel:       tel,
-		log:       log.With("upstream", cfg.Name),
-		version:   version,
-		onChange:  onChange,
-		timeouts:  newCallDeadlines(cfg.CallTimeout),
-		relist:    make(chan struct{}, 1),
-		firstDone: make(chan struct{}),
-		state:     StateConnecting,
+		cfg:        cfg,
+		backoffMin: backoffMin,
+		log:        log.With("upstream", cfg.Name),
+		version:    version,
+		onChange:   onChange,
+		timeouts:   newCallDeadlines(cfg.CallTimeout),
+		relist:     make(chan struct{}, 1),
+		firstDone:  make(chan struct{}),
+		state:      StateConnecting,
 	}
 	if cfg.Disabled {
 		u.state = StateDisabled
@@ -122,7 +123,7 @@ func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange
 
 // run supervises the upstream until ctx ends.
 func (u *upstream) run(ctx context.Context) {
-	backoff := backoffMin
+	backoff := u.backoffMin
 	first := true
 	for {
 		start := time.Now()
@@ -149,7 +150,7 @@ func (u *upstream) run(ctx context.Context) {
 				return
 			}
 			if time.Since(start) > time.Minute {
-				backoff = backoffMin
+				backoff = u.backoffMin
 			}
 		}
 		if !connectFailed {
@@ -192,12 +193,12 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		},
 	}
 	if u.hooks != nil {
-		u.hooks.clientOptions(u.cfg.Name, opts)
+		u.hooks.ClientOptions(u.cfg.Name, opts)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, opts)
-	u.installUpstreamChains(client, order) // chain.go
+	u.installChains(client, order) // the owner's chains (hooks.go)
 	if u.hooks != nil {
-		u.hooks.clientCreated(u.cfg.Name, client)
+		u.hooks.ClientCreated(u.cfg.Name, client)
 	}
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
@@ -226,7 +227,7 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	u.mu.Unlock()
 	if u.hooks != nil {
-		u.hooks.connected(ctx, u.cfg.Name, cs)
+		u.hooks.Connected(ctx, u.cfg.Name, cs)
 	}
 	u.log.Info("upstream ready", "tools", len(tools), "protocol", u.protocol, "took", u.connectTime.Round(time.Millisecond))
 	u.onChange()
@@ -411,7 +412,7 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 		return nil, fmt.Errorf("upstream %q: %s: %v", u.cfg.Name, tool, signIn)
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
-	case disconnected(err):
+	case Disconnected(err):
 		if unreachable(err) {
 			// The go-sdk keeps an HTTP session open when a request cannot
 			// be delivered; end it so run reconnects with backoff, as it
@@ -425,13 +426,20 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
 }
 
-// disconnected reports errors that mean the connection to the upstream
+// Disconnected reports errors that mean the connection to the upstream
 // broke (a crash mid-call reads as EOF on its stdout; an HTTP server that
 // went away, as a request the transport could not deliver).
-func disconnected(err error) bool {
+func Disconnected(err error) bool {
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF") ||
 		unreachable(err)
+}
+
+// malformed reports a failure to parse what an upstream sent.
+func malformed(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end of JSON input") ||
+		strings.Contains(msg, "cannot unmarshal")
 }
 
 // codeRejected is the go-sdk's "rejected by transport": an HTTP request
