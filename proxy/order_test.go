@@ -48,7 +48,7 @@ func runChattyUpstream() {
 // call's own stream, all of them, however soon the result follows. The
 // client has no standalone SSE stream, so a notification the relay could no
 // longer attribute to the call would be lost, and the test would wait for
-// it in vain. Before noteOrder (order.go) about one call in 15 lost its last
+// it in vain. Before noteOrder (package upstream's order.go) about one call in 15 lost its last
 // log message.
 func TestNotificationsArriveBeforeTheirResult(t *testing.T) {
 	for _, tc := range []struct {

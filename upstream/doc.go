@@ -15,15 +15,15 @@
 // after a minute up). Status says, per upstream, its state, error,
 // protocol, tools and restarts, as `toolfold check` shows them; a call to
 // an upstream that cannot take it is an *UnavailableError whose message
-// tells the model whether to retry. Upstreams with a cached tool list
+// tells the model whether to retry (errors.go). Upstreams with a cached tool list
 // (SetCached) are searchable before they connect (Catalog), and may start
 // on their first call (SetStartOnCall).
 //
-// Transports (transport.go, lineconn.go, procattr_*.go): a stdio upstream
-// runs in its own process group (stopping it stops what it spawned; on
-// Linux the kernel kills it if toolfold dies), with the user's environment
-// plus its own, its stderr logged, scrubbed of personal data
-// (Options.Scrub) and its last lines kept to explain a crash; it is
+// Transports (transport.go, lineconn.go, procattr_*.go, httptransport.go):
+// a stdio upstream runs in its own process group (stopping it stops what
+// it spawned; on Linux the kernel kills it if toolfold dies), with the
+// user's environment plus its own, its stderr logged, scrubbed of personal
+// data (Options.Scrub) and its last lines kept to explain a crash; it is
 // stopped as the MCP spec asks (close stdin, SIGTERM, SIGKILL). Its
 // messages are read by lineConn on the SDK's reader goroutine, each frame
 // bounded. An HTTP upstream speaks streamable HTTP with its configured

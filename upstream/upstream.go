@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/oauth"
@@ -31,40 +29,6 @@ const (
 	backoffMin = 500 * time.Millisecond
 	backoffMax = 30 * time.Second
 )
-
-// UnavailableError is returned for a call to an upstream that is not
-// connected. Its message tells the model what is going on.
-type UnavailableError struct {
-	Server string
-	Reason string
-}
-
-func (e *UnavailableError) Error() string {
-	if strings.Contains(e.Reason, "toolfold login ") {
-		// Waiting will not help: the user must sign in first.
-		return fmt.Sprintf("upstream %q is unavailable (%s); tell the user, then retry once they have", e.Server, e.Reason)
-	}
-	if cannotStart(e.Reason) {
-		// Waiting will not help either: the command is missing or not runnable.
-		return fmt.Sprintf("upstream %q is unavailable (%s): its command cannot start, so retrying will not help; "+
-			"tell the user to fix upstreams.%s in the config (toolfold check shows why)", e.Server, e.Reason, e.Server)
-	}
-	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
-}
-
-// ErrorType names the error for telemetry's error.type.
-func (*UnavailableError) ErrorType() string { return "unavailable" }
-
-// cannotStart reports whether reason is os/exec's failure to start a
-// command that does not exist or may not be run: a config mistake that no
-// reconnection mends.
-func cannotStart(reason string) bool {
-	if strings.Contains(reason, "executable file not found") || strings.Contains(reason, "exec format error") {
-		return true
-	}
-	return strings.Contains(reason, "fork/exec ") &&
-		(strings.Contains(reason, "no such file or directory") || strings.Contains(reason, "permission denied"))
-}
 
 // upstream is one server behind the proxy and its supervisor: it connects,
 // lists tools, re-lists them on notifications/tools/list_changed, and
@@ -426,35 +390,6 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
 }
 
-// Disconnected reports errors that mean the connection to the upstream
-// broke (a crash mid-call reads as EOF on its stdout; an HTTP server that
-// went away, as a request the transport could not deliver).
-func Disconnected(err error) bool {
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF") ||
-		unreachable(err)
-}
-
-// malformed reports a failure to parse what an upstream sent.
-func malformed(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end of JSON input") ||
-		strings.Contains(msg, "cannot unmarshal")
-}
-
-// codeRejected is the go-sdk's "rejected by transport": an HTTP request
-// that did not reach the server or got no usable answer (connection
-// refused, 502, 503, 504, 429).
-const codeRejected = -32005
-
-// unreachable reports a request the HTTP transport could not deliver. A
-// server's own JSON-RPC error in a non-2xx answer is wrapped the same way
-// but comes first in the chain, so it is not taken for one.
-func unreachable(err error) bool {
-	var werr *jsonrpc.Error
-	return errors.As(err, &werr) && werr.Code == codeRejected
-}
-
 // Bounds on one upstream's tool list: an upstream that paginates endlessly
 // or lists absurdly many tools must not exhaust the proxy's memory.
 const (
@@ -484,52 +419,4 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 		seen[res.NextCursor] = true
 		params.Cursor = res.NextCursor
 	}
-}
-
-// headerTransport adds configured headers to every request to an HTTP
-// upstream, and bounds what it reads back: a JSON response body over
-// maxUpstreamFrame fails instead of being read into memory whole (the SDK
-// bounds SSE events with MaxEventSize, not plain JSON bodies).
-type headerTransport struct {
-	headers map[string]string
-	order   *noteOrder // counts notifications in event streams (order.go); nil: none
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range h.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxUpstreamFrame}
-	} else if h.order != nil {
-		resp.Body = &sseCounter{ReadCloser: resp.Body, o: h.order}
-	}
-	return resp, nil
-}
-
-// errBodyTooLarge is returned once an upstream response passes the cap.
-var errBodyTooLarge = fmt.Errorf("upstream response larger than %d MiB; toolfold stopped reading it", maxUpstreamFrame>>20)
-
-type cappedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errBodyTooLarge
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
