@@ -68,7 +68,7 @@ func TestCachedToolsWhileConnecting(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := p.pool.callParams(context.Background(), "slow", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
+		res, err := p.pool.CallTool(context.Background(), "slow", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
 		done <- result{res, err}
 	}()
 	time.Sleep(200 * time.Millisecond)
@@ -161,7 +161,7 @@ func TestStartOnCall(t *testing.T) {
 	if before != 0 || !strings.Contains(text, "lazy.forecast") || !strings.Contains(text, "not started") {
 		t.Fatalf("before any call: %d requests to the upstream, search:\n%s\nwant none, and the cached tool marked as not started", before, text)
 	}
-	res, err := p.pool.callParams(context.Background(), "lazy", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
+	res, err := p.pool.CallTool(context.Background(), "lazy", &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{}})
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "sunny" {
 		t.Fatalf("the first call: %v, %v; want it to start the upstream and succeed", res, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/upstream"
 )
 
 // The middleware chains, declared once: this file is the only place that
@@ -72,58 +73,71 @@ func (p *Proxy) clientChain() []namedMiddleware {
 	}
 }
 
-// installUpstreamChains registers the middleware of the edge toward the
-// upstream up on its client c: what wraps each request toolfold sends the
+// newPool makes the upstream pool (package upstream), handing it the
+// upstream edge's chains below through its hooks (poolHooks, whose
+// Chains the pool registers on each upstream's client as listed here).
+func (p *Proxy) newPool() *upstream.Pool {
+	return upstream.New(p.cfg.Upstreams, &upstream.Options{
+		Logger: p.log, Version: p.version, Hooks: poolHooks{p: p},
+		Scrub: p.pii.redactFunc(), MinBackoff: reconnectBackoff,
+	})
+}
+
+// reconnectBackoff is the upstreams' first wait before reconnecting; 0:
+// the pool's own. Tests shorten it.
+var reconnectBackoff time.Duration
+
+// Chains lists the middleware of the edge toward the upstream e.Upstream
+// on one connection's client: what wraps each request toolfold sends the
 // upstream, and each request or notification the upstream sends toolfold.
-func (u *upstream) installUpstreamChains(c *mcp.Client, order *noteOrder) {
-	c.AddSendingMiddleware(probed("upstream", u.upstreamChain(order))...)
-	c.AddReceivingMiddleware(probed("upstream-in", u.upstreamInChain(order))...)
+func (h poolHooks) Chains(e upstream.Edge) (sending, receiving []mcp.Middleware) {
+	return probed("upstream", h.upstreamChain(e)), probed("upstream-in", h.upstreamInChain(e))
 }
 
 // upstreamChain wraps every request toolfold sends to the upstream.
-func (u *upstream) upstreamChain(order *noteOrder) []namedMiddleware {
-	chain := []namedMiddleware{
+func (h poolHooks) upstreamChain(e upstream.Edge) []namedMiddleware {
+	return []namedMiddleware{
 		// track is outermost: it records which client session each
 		// request is for, for the whole time the request and the
 		// notifications it causes are handled, and maps its progress
 		// token (relay.go).
-		{"track", u.hookSending()},
+		{"track", h.fwd().sendingMiddleware(e.Upstream.Name)},
 		// order waits, after each request, until the notifications the
-		// upstream sent before its result have been relayed (order.go),
-		// so a call's last log message still finds its session (track).
-		{"order", order.sending},
+		// upstream sent before its result have been relayed (package
+		// upstream's order.go), so a call's last log message still finds
+		// its session (track).
+		{"order", e.OrderSending},
 		// trace's CLIENT span (a child of the script's span when a
 		// script called) times the request as the caller waits for it,
 		// including the probe timeout below, and replaces any trace
 		// context in params._meta with its own, so no client's values
 		// are forwarded upstream.
-		{"trace", u.tel.clientMiddleware(u.cfg)},
+		{"trace", h.p.tel.clientMiddleware(e.Upstream)},
 		// log sits inside trace, so its context carries the span.
-		{"log", logMiddleware(u.log.With("edge", "upstream"))},
-		// discoverTimeout bounds the go-sdk's 2026-07-28 server/discover
-		// probe: a legacy server that silently drops requests before
-		// initialize would otherwise stall the connection until
-		// connect_timeout. On timeout the SDK falls back to initialize.
-		{"discover", discoverTimeoutMiddleware()},
+		{"log", logMiddleware(e.Log.With("edge", "upstream"))},
+		// discover bounds the go-sdk's 2026-07-28 server/discover probe
+		// (upstream.Edge.Discover): a legacy server that silently drops
+		// requests before initialize would otherwise stall the
+		// connection until connect_timeout.
+		{"discover", e.Discover},
 		// rewrite is innermost: it restores PII tokens in what goes to the
 		// upstream and tokenizes what comes back (rewrite.go), so logs and
 		// traces above only ever see tokens.
-		{"rewrite", rewriteMiddleware(u.cfg.Name)},
+		{"rewrite", rewriteMiddleware(e.Upstream.Name)},
 	}
-	return chain
 }
 
 // upstreamInChain wraps every request and notification the upstream sends
 // toolfold.
-func (u *upstream) upstreamInChain(order *noteOrder) []namedMiddleware {
+func (h poolHooks) upstreamInChain(e upstream.Edge) []namedMiddleware {
 	return []namedMiddleware{
 		// order counts handled notifications, once the relay below has
-		// passed them on (order.go).
-		{"order", order.receiving},
+		// passed them on (package upstream's order.go).
+		{"order", e.OrderReceiving},
 		// relay answers, before the SDK's own handlers, the requests only
 		// a client session can: elicitation (as it is, before the SDK's
 		// schema checks) and roots/list (forward_upstream.go).
-		{"relay", u.hookReceiving()},
+		{"relay", h.fwd().receivingMiddleware(e.Upstream.Name)},
 	}
 }
 
@@ -227,22 +241,6 @@ func probed(edge string, chain []namedMiddleware) []mcp.Middleware {
 		out = append(out, e.mw)
 	}
 	return out
-}
-
-// discoverTimeout is how long an upstream gets to answer server/discover.
-var discoverTimeout = 5 * time.Second
-
-func discoverTimeoutMiddleware() mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "server/discover" {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, discoverTimeout)
-				defer cancel()
-			}
-			return next(ctx, method, req)
-		}
-	}
 }
 
 func recoverMiddleware(log *slog.Logger) mcp.Middleware {

@@ -1,11 +1,12 @@
-// Package proxy is toolfold's core: the client-facing MCP server, the pool
-// of upstream sessions, and the two tools that replace the upstreams' own.
+// Package proxy is toolfold's core: the client-facing MCP server, the hub
+// in front of the pool of upstream sessions (package upstream), and the
+// two tools that replace the upstreams' own.
 //
 //	client ⇄ mcp.Server ─[recover, trace, log, session, pii, forward]─▶ search_tools ─▶ index ◀─ providers
 //	                                                       ├─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
 //	                                                       └─▶ passthrough tools ─┐
 //	scriptHost ─────────────────────────────────────────────▶ providers ◀─────────┘
-//	providers ─[policy]─▶ Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
+//	providers ─[policy]─▶ upstream.Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
 //	          └▶ Options.Providers (skills) ─[trace, pii]─▶ in-process tools
 //
 // A Proxy is built from a validated config.Config (New), connects every
@@ -13,10 +14,14 @@
 // mcp.Server over stdio or streamable HTTP (HTTPHandler). One failing
 // upstream never stops the others: it is reported by Status, its tools are
 // marked unavailable in search results, and it is reconnected with backoff.
+// The upstream sessions, their transports and supervision are package
+// upstream's; the proxy implements its Hooks (poolHooks in
+// forward_upstream.go, the chains in chain.go) and ends a session's own
+// upstream instances on the session's one end path.
 //
 // Tools come from providers (provider.go): the Provider interface gives
 // servers (namespaces) of tools with their schemas and annotations, and a
-// call function. The upstream Pool is the first provider; Options.Providers
+// call function. The upstream pool is the first provider; Options.Providers
 // adds more, such as saved skills. The catalog, search_tools' server list,
 // the script bridge (host.go), passthrough and hybrid exposure (mirror.go)
 // and telemetry see every provider's tools alike; a call goes to the

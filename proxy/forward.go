@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/upstream"
 )
 
 // forwarder makes toolfold transparent for everything but tools: prompts,
@@ -157,7 +158,7 @@ func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err 
 		return fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", up, what, f.timeout(up, true))
 	case isUnavailable(err):
 		return err
-	case disconnected(err):
+	case upstream.Disconnected(err):
 		return &UnavailableError{Server: up, Reason: "disconnected during the request"}
 	}
 	return err // a JSON-RPC error from the upstream passes through as it is
@@ -166,7 +167,7 @@ func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err 
 // getPrompt forwards prompts/get for one upstream prompt.
 func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		cs, err := f.p.pool.session(it.up)
+		cs, err := f.p.pool.Session(it.up)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +240,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: no upstream offers %s %q", ref.Type, ref.Name+ref.URI)}
 	}
-	cs, err := f.p.pool.session(it.up)
+	cs, err := f.p.pool.Session(it.up)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,11 +89,4 @@ func contentSize(c mcp.Content) int {
 	}
 	b, _ := json.Marshal(c)
 	return len(b)
-}
-
-// malformed reports a failure to parse what an upstream sent.
-func malformed(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end of JSON input") ||
-		strings.Contains(msg, "cannot unmarshal")
 }

@@ -29,24 +29,13 @@ func (f *forwarder) setLevel(ctx context.Context, s *Session, l mcp.LoggingLevel
 	s.setLevel(l)
 	min := f.currentLevel()
 	for _, st := range f.p.pool.Status() {
-		if cs, err := f.p.pool.session(st.Name); err == nil {
+		if cs, err := f.p.pool.Session(st.Name); err == nil {
 			f.sendLevel(ctx, st.Name, cs, min)
 		}
 	}
 	// The session's own instances (scope: session) serve it alone.
-	s.mu.Lock()
-	own := make(map[string]*upstream, len(s.instances))
-	for name, inst := range s.instances {
-		own[name] = inst.u
-	}
-	s.mu.Unlock()
-	for name, u := range own {
-		u.mu.Lock()
-		cs := u.cs
-		u.mu.Unlock()
-		if cs != nil {
-			f.sendLevel(ctx, name, cs, l)
-		}
+	for name, cs := range f.p.pool.InstancesOf(s) {
+		f.sendLevel(ctx, name, cs, l)
 	}
 }
 

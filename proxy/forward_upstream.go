@@ -9,63 +9,114 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/upstream"
 )
 
-// upstreamHooks lets the proxy extend each upstream's client before it
-// connects: the handlers that pass the upstream's requests and
-// notifications on to client sessions.
+// upstreamHooks are the forwarder's part of the upstream pool's hooks
+// (poolHooks): the handlers that pass an upstream's requests and
+// notifications on to client sessions, and their entries in the upstream
+// chains (chain.go). pinnedHooks narrows them to one session.
 type upstreamHooks interface {
 	clientOptions(up string, o *mcp.ClientOptions)
 	clientCreated(up string, c *mcp.Client)
 	// connected is called once the upstream's session is up, before it
-	// serves calls (upstream.connect): the hooks send it what clients
-	// asked of every upstream, such as their logging level.
+	// serves calls (upstream.Hooks.Connected): the hooks send it what
+	// clients asked of every upstream, such as their logging level.
 	connected(ctx context.Context, up string, cs *mcp.ClientSession)
 	// The hooks' entries in the upstream chains (chain.go).
 	sendingMiddleware(up string) mcp.Middleware
 	receivingMiddleware(up string) mcp.Middleware
 }
 
-// hookSending is the hooks' sending middleware for u, nil without hooks.
-func (u *upstream) hookSending() mcp.Middleware {
-	if u.hooks == nil {
-		return nil
-	}
-	return u.hooks.sendingMiddleware(u.cfg.Name)
+// poolHooks are the proxy's upstream.Hooks: the chains of chain.go and
+// the forwarder's handlers, for every client session (s nil) or pinned to
+// one session's own instances (s).
+type poolHooks struct {
+	p *Proxy
+	s *Session
 }
 
-// hookReceiving is the hooks' receiving middleware for u, nil without hooks.
-func (u *upstream) hookReceiving() mcp.Middleware {
-	if u.hooks == nil {
-		return nil
+var _ upstream.Hooks = poolHooks{}
+
+// fwd is the forwarder's hooks, pinned to h.s if set. The forwarder is
+// made after the pool, and hooks are first called once the pool starts.
+func (h poolHooks) fwd() upstreamHooks {
+	if h.s != nil {
+		return pinnedHooks{h.p.fwd, h.s}
 	}
-	return u.hooks.receivingMiddleware(u.cfg.Name)
+	return h.p.fwd
 }
 
-// setHooks installs hooks on every upstream; call before Start.
-func (p *Pool) setHooks(h upstreamHooks) {
-	for _, u := range p.ups {
-		u.hooks = h
-	}
+func (h poolHooks) ClientOptions(up string, o *mcp.ClientOptions) { h.fwd().clientOptions(up, o) }
+
+func (h poolHooks) ClientCreated(up string, c *mcp.Client) { h.fwd().clientCreated(up, c) }
+
+func (h poolHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.fwd().connected(ctx, up, cs)
 }
 
-// session is the upstream's live session, or an *UnavailableError.
-func (p *Pool) session(server string) (*mcp.ClientSession, error) {
-	u, ok := p.byName[server]
-	if !ok {
-		return nil, fmt.Errorf("no upstream named %q", server)
+// SessionOf is the client session of ctx (sessionOf), nil outside one.
+func (h poolHooks) SessionOf(ctx context.Context) upstream.Session {
+	if s := sessionOf(ctx); s != nil {
+		return s
 	}
-	u.mu.Lock()
-	cs, state, err := u.cs, u.state, u.err
-	u.mu.Unlock()
-	if cs == nil {
-		reason := state
-		if err != nil {
-			reason = err.Error()
+	return nil
+}
+
+// ForSession pins the hooks to s, a *Session (SessionOf).
+func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
+	return poolHooks{p: h.p, s: s.(*Session)}
+}
+
+// pinnedHooks are the forwarder's hooks for one session's instance: what
+// the instance asks or tells a client (sampling, elicitation, roots, log
+// messages) goes to the session that owns it and no other, whatever the
+// relay would guess from the upstream's name, which the shared instance
+// and every other session's instance also bear. Roots changes are sent to
+// the shared instance's client only.
+type pinnedHooks struct {
+	upstreamHooks
+	s *Session
+}
+
+func (h pinnedHooks) pin(ctx context.Context) context.Context { return withSession(ctx, h.s) }
+
+func (h pinnedHooks) clientCreated(string, *mcp.Client) {}
+
+func (h pinnedHooks) connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.upstreamHooks.connected(h.pin(ctx), up, cs)
+}
+
+func (h pinnedHooks) clientOptions(up string, o *mcp.ClientOptions) {
+	h.upstreamHooks.clientOptions(up, o)
+	if f := o.CreateMessageWithToolsHandler; f != nil {
+		o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return f(h.pin(ctx), req)
 		}
-		return nil, &UnavailableError{Server: server, Reason: reason}
 	}
-	return cs, nil
+	if f := o.ElicitationHandler; f != nil {
+		o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return f(h.pin(ctx), req)
+		}
+	}
+	if f := o.ElicitationCompleteHandler; f != nil {
+		o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			f(h.pin(ctx), req)
+		}
+	}
+	if f := o.LoggingMessageHandler; f != nil {
+		o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) { f(h.pin(ctx), req) }
+	}
+}
+
+func (h pinnedHooks) receivingMiddleware(up string) mcp.Middleware {
+	inner := h.upstreamHooks.receivingMiddleware(up)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		wrapped := inner(next)
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return wrapped(h.pin(ctx), method, req)
+		}
+	}
 }
 
 // errNoClient is returned to an upstream whose request no client session
@@ -215,25 +266,6 @@ func (f *forwarder) notifyRootsChanged() {
 func isUnavailable(err error) bool {
 	var ue *UnavailableError
 	return errors.As(err, &ue)
-}
-
-// has reports a configured upstream name.
-func (p *Pool) has(server string) bool {
-	_, ok := p.byName[server]
-	return ok
-}
-
-// callParams invokes server's tool with params as given.
-func (p *Pool) callParams(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	u, ok := p.byName[server]
-	if !ok {
-		return nil, fmt.Errorf("no upstream named %q", server)
-	}
-	u, err := p.forSession(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	return u.callParams(ctx, params)
 }
 
 // asWire finds a JSON-RPC error from the upstream in err's chain.

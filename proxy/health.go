@@ -42,12 +42,8 @@ func (p *Proxy) Ready(ctx context.Context) bool {
 	if draining {
 		return false
 	}
-	for _, u := range p.pool.ups {
-		select {
-		case <-u.firstDone:
-		default:
-			return false
-		}
+	if !p.pool.Attempted() {
+		return false
 	}
 	if p.readyCheck != nil && p.readyCheck(ctx) != nil {
 		return false

@@ -79,6 +79,9 @@ func redactSessionID(a slog.Attr) slog.Attr {
 	return a
 }
 
+// LogTag names the session in logs by SessionTag (upstream.Session).
+func (s *Session) LogTag() string { return SessionTag(s.id) }
+
 // isTag reports whether s is already a SessionTag (the go-sdk's ids are 26
 // upper-case base32 characters, never one).
 func isTag(s string) bool {

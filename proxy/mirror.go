@@ -116,7 +116,7 @@ func (m *mirror) waitIdle(ctx context.Context) {
 // lists came from; called on each pool change.
 func (m *mirror) sessionChanged() {
 	for _, s := range m.f.p.pool.Status() {
-		cs, err := m.f.p.pool.session(s.Name)
+		cs, err := m.f.p.pool.Session(s.Name)
 		if err != nil {
 			continue
 		}
@@ -133,7 +133,7 @@ func (m *mirror) sessionChanged() {
 // relist reads upstream up's prompts, resources and templates.
 func (m *mirror) relist(up string) {
 	f := m.f
-	cs, err := f.p.pool.session(up)
+	cs, err := f.p.pool.Session(up)
 	if err != nil {
 		return
 	}

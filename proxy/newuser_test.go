@@ -79,7 +79,7 @@ func TestDiscoverProbeOfOlderServerIsNotAWarning(t *testing.T) {
 func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
 	// An HTTP upstream that went away reads as a stdio one that crashed:
 	// unavailable, reconnected automatically.
-	setVar(t, &backoffMin, 50*time.Millisecond)
+	setVar(t, &reconnectBackoff, 50*time.Millisecond)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newTestServer() }, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)

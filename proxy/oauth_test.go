@@ -100,7 +100,7 @@ func TestOAuthStepUpNeedsLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := startProxyWith(t, testConfig(oauthUpstream(ts.URL)), &Options{OAuth: &oauth.Options{Store: store}})
-	_, err := p.pool.callParams(context.Background(), "hosted", &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	_, err := p.pool.CallTool(context.Background(), "hosted", &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), "more scope: write") || !strings.Contains(err.Error(), "toolfold login hosted") {
 		t.Fatalf("call: %v; want a sign-in for more scope, naming toolfold login", err)
 	}

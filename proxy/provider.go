@@ -159,7 +159,7 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 	if !ok {
 		return nil, fmt.Errorf("no server named %q; search_tools lists the servers", server)
 	}
-	if _, pool := pr.(*Pool); pool {
+	if _, pool := pr.(upstreamProvider); pool {
 		return pr.CallTool(ctx, server, params)
 	}
 	return ps.tel.traceProviderCall(ctx, pr.Name(), server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -177,36 +177,3 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 		return res, nil
 	})
 }
-
-// The upstream pool is the first provider.
-var _ Provider = (*Pool)(nil)
-
-// Name is "upstreams".
-func (p *Pool) Name() string { return "upstreams" }
-
-// Servers lists the configured upstreams with their state and tools.
-func (p *Pool) Servers() []ProvidedServer {
-	st := p.Status()
-	out := make([]ProvidedServer, len(st))
-	for i, s := range st {
-		out[i] = ProvidedServer{Name: s.Name, Description: s.Description, State: s.State, Err: s.Err, Tools: s.Tools}
-		if u := p.byName[s.Name]; s.State == StateConnecting && s.Tools == nil && u.cached != nil {
-			// Searchable at once, marked: a call waits for the connection.
-			out[i].Tools, out[i].Err = u.cached, connectingCached
-			if u.wake != nil && !p.isStarted(u) {
-				out[i].Err = notStartedCached
-			}
-		}
-	}
-	return out
-}
-
-// CallTool calls an upstream's tool with params as given (passthrough
-// keeps _meta, such as a progress token), within its call_timeout.
-func (p *Pool) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	return p.callParams(ctx, server, params)
-}
-
-// Watch sets the function called whenever an upstream's tools or state
-// change; call it before Start.
-func (p *Pool) Watch(changed func()) { p.onChange = changed }

@@ -18,6 +18,7 @@ import (
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
+	"github.com/toolfold/toolfold/upstream"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -90,7 +91,7 @@ type Proxy struct {
 	cfg     *config.Config
 	log     *slog.Logger
 	version string
-	pool    *Pool
+	pool    *upstream.Pool
 	tools   *providers // the pool, then Options.Providers: every tool's source
 	runners map[string]sandbox.Runner
 	langs   []string
@@ -188,7 +189,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		s.tails.wait() // its runs answered at done, still ending in the workspace
 		p.workspaces.release(s)
 		p.trees.forget(s)
-		p.pool.releaseSession(s)
+		p.pool.EndSession(s) // its own instances of scope: session upstreams
 	}
 	p.sessions.started = func(s *Session) { // warm.go
 		// The stdio session, toolfold's one client, starts its first runs'
@@ -198,11 +199,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 			p.prestart(s)
 		}
 	}
-	p.pool = newPool(cfg.Upstreams, log, version, nil, p.tel)
+	p.pool = p.newPool() // chain.go
 	p.skillTools = &skillProvider{p: p, full: skillPoll, quick: skillVersionPoll}
 	p.trees = newCodeTrees(log)
 	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
-	p.tools = newProviders(log, p.tel, append([]Provider{p.pool, p.skillTools}, opts.Providers...))
+	p.tools = newProviders(log, p.tel, append([]Provider{upstreamProvider{p.pool}, p.skillTools}, opts.Providers...))
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
 	p.guard.obs = opts.Observer
@@ -211,8 +212,6 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.tools.chain = composeCalls(p.callChain()) // chain.go
 	p.fwd = newForwarder(p)
-	p.pool.setHooks(p.fwd)
-	p.pool.setScrub(p.pii.redactFunc())
 	p.pool.SetOAuth(opts.OAuth)
 	p.pool.SetCached(opts.CachedTools)
 	if opts.StartOnCall {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +25,6 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(testUpstreamEnv) != "" {
 		runTestUpstream()
-	}
-	if path := os.Getenv(testLegacyEnv); path != "" {
-		runLegacyUpstream(path)
 	}
 	if path := os.Getenv(testRogueEnv); path != "" {
 		runRogueUpstream(path)
@@ -239,7 +235,7 @@ func TestMalformedRequestsAreProtocolErrors(t *testing.T) {
 }
 
 func TestCrashedUpstreamRestarts(t *testing.T) {
-	setVar(t, &backoffMin, 50*time.Millisecond)
+	setVar(t, &reconnectBackoff, 50*time.Millisecond)
 	p, cs := startProxy(t, testConfig(stdioUpstream("calc")))
 	text, isErr := runLua(t, cs, `local ok, err = pcall(function() return tools.calc.crash{} end) print(err)`)
 	if isErr || !strings.Contains(text, `upstream "calc" is unavailable (disconnected during the call)`) {
@@ -391,49 +387,12 @@ func TestHTTPBearerToken(t *testing.T) {
 	// With the token, a real client session works.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{headers: map[string]string{"Authorization": "Bearer s3cret"}}}}
+	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: withHeaders{"Authorization": "Bearer s3cret"}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connect with token: %v", err)
 	}
 	cs.Close()
-}
-
-// A 2024-11-05 server that drops the server/discover probe connects once
-// the bounded probe gives up, and reconnects skip the probe.
-func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
-	setVar(t, &discoverTimeout, 200*time.Millisecond)
-	setVar(t, &backoffMin, 50*time.Millisecond)
-	log := filepath.Join(t.TempDir(), "methods")
-	up := config.Upstream{Name: "old", Transport: "stdio", Command: os.Args[0],
-		Env: map[string]string{testLegacyEnv: log}, Cwd: os.TempDir(),
-		ConnectTimeout: 20 * time.Second, CallTimeout: 5 * time.Second}
-	p, cs := startProxy(t, testConfig(up))
-	st := p.Status()[0]
-	if st.State != StateReady || st.Protocol != "2024-11-05" {
-		t.Fatalf("status = %s %q (%s), want ready at 2024-11-05", st.State, st.Protocol, st.Err)
-	}
-	text, isErr := runLua(t, cs, `return tools.old.ping_legacy{}`)
-	if isErr || !strings.Contains(text, `=> "pong"`) {
-		t.Fatalf("call: %q", text)
-	}
-	// Restart it: the second session must not probe again.
-	p.pool.byName["old"].close()
-	deadline := time.Now().Add(15 * time.Second)
-	for p.Status()[0].Restarts < 1 || p.Status()[0].State != StateReady {
-		if time.Now().After(deadline) {
-			t.Fatalf("no reconnect: %+v", p.Status()[0])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	data, _ := os.ReadFile(log)
-	methods := strings.Fields(string(data))
-	if n := strings.Count(string(data), "server/discover"); n != 1 {
-		t.Errorf("server/discover sent %d times over two sessions, want 1; methods: %v", n, methods)
-	}
-	if n := strings.Count(string(data), "initialize\n"); n != 2 {
-		t.Errorf("initialize sent %d times, want 2; methods: %v", n, methods)
-	}
 }
 
 func TestNameKeywords(t *testing.T) {
@@ -485,47 +444,16 @@ func TestShutdownCancelsRunningScript(t *testing.T) {
 	}
 }
 
-func TestListToolsBounds(t *testing.T) {
-	// A server whose every page points to another: the proxy must give up
-	// with a message rather than read forever.
-	srv := mcp.NewServer(&mcp.Implementation{Name: "pager"}, &mcp.ServerOptions{PageSize: 1})
-	for i := range 3 {
-		mcp.AddTool(srv, &mcp.Tool{Name: fmt.Sprintf("t%d", i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			return nil, nil, nil
-		})
-	}
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	tools, err := listTools(ctx, cs)
-	if err != nil || len(tools) != 3 {
-		t.Fatalf("paged list: %d tools, %v; want 3", len(tools), err)
-	}
-}
+// withHeaders is an HTTP client transport that adds headers to each
+// request.
+type withHeaders map[string]string
 
-func TestEndlessPaginationIsRefused(t *testing.T) {
-	for _, mode := range []string{"endless", "repeat"} {
-		t.Run(mode, func(t *testing.T) {
-			setVar(t, &discoverTimeout, 200*time.Millisecond)
-			up := config.Upstream{Name: "pager", Transport: "stdio", Command: os.Args[0],
-				Env: map[string]string{testLegacyEnv: filepath.Join(t.TempDir(), "log"), testLegacyPagesEnv: mode},
-				Cwd: os.TempDir(), ConnectTimeout: 60 * time.Second, CallTimeout: 5 * time.Second}
-			p, _ := startProxy(t, testConfig(up))
-			st := p.Status()[0]
-			if st.State != StateDown || !strings.Contains(st.Err, "paginates endlessly") {
-				t.Errorf("status = %s: %s; want down, paginates endlessly", st.State, st.Err)
-			}
-		})
+func (h withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
 	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // setVar sets a package variable for the duration of a test.

@@ -12,7 +12,7 @@ import (
 // Attribution: which client session an upstream's message belongs to.
 //
 // Upstream sessions are shared by every client session (one per upstream,
-// see pool.go), and the go-sdk client hands a server-to-client request
+// package upstream), and the go-sdk client hands a server-to-client request
 // (sampling, elicitation, roots/list) or a notification to its handler with
 // the connection's context, not the context of the request that caused it;
 // over streamable HTTP the link exists only as the SSE stream it arrived
@@ -29,7 +29,8 @@ import (
 //     made for a client, including tool calls from scripts). Exact whenever
 //     one session at a time uses an upstream. A request stays in flight
 //     until the notifications read before its result have been relayed
-//     (noteOrder, order.go), so a call's last log message still finds it.
+//     (package upstream's order.go), so a call's last log message still
+//     finds it.
 //  4. The session that last sent a request to that upstream, then the
 //     session that last sent anything, if still connected.
 //

@@ -28,7 +28,7 @@ func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp
 	if err != nil {
 		return nil, err
 	}
-	cs, err := f.p.pool.session(it.up)
+	cs, err := f.p.pool.Session(it.up)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp
 // literal prefix is the template's owner (the longest prefix wins); else
 // the only upstream that serves resources.
 func (f *forwarder) route(uri string) (named, error) {
-	if up, orig, ok := splitURI(uri, f.p.pool.has); ok {
+	if up, orig, ok := splitURI(uri, f.p.pool.Has); ok {
 		return named{up, orig}, nil
 	}
 	if it, ok := f.mirror.owner("resource", uri); ok {
@@ -76,7 +76,7 @@ func (f *forwarder) route(uri string) (named, error) {
 	}
 	var serving []string
 	for _, s := range f.p.pool.Status() {
-		if cs, err := f.p.pool.session(s.Name); err == nil {
+		if cs, err := f.p.pool.Session(s.Name); err == nil {
 			if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil {
 				serving = append(serving, s.Name)
 			}
@@ -143,7 +143,7 @@ func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 }
 
 func (f *forwarder) upstreamSubscribe(ctx context.Context, it named, on bool) error {
-	cs, err := f.p.pool.session(it.up)
+	cs, err := f.p.pool.Session(it.up)
 	if err != nil {
 		return err
 	}

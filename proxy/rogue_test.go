@@ -106,7 +106,7 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 // TestRogueUpstream: whatever one upstream does, the client gets a clear
 // answer in time, and the other upstream and other sessions are unaffected.
 func TestRogueUpstream(t *testing.T) {
-	setVar(t, &backoffMin, 50*time.Millisecond)
+	setVar(t, &reconnectBackoff, 50*time.Millisecond)
 	setVar(t, &maxForwardedResult, 256<<10)
 	rogue, _ := rogueUpstream(t)
 	cfg := testConfig(rogue, stdioUpstream("calc"))

@@ -76,9 +76,7 @@ func TestScopeSession(t *testing.T) {
 	_ = a.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		p.pool.inst.mu.Lock()
-		n := p.pool.inst.count["notes"]
-		p.pool.inst.mu.Unlock()
+		n := instancesOf(p, "notes")
 		if n == 1 {
 			break
 		}
@@ -248,10 +246,18 @@ func TestScopeSessionPinsClientRequests(t *testing.T) {
 	if lb.has("log:asker asking") {
 		t.Errorf("bob got the log message of alice's instance")
 	}
-	p.pool.inst.mu.Lock()
-	n := p.pool.inst.count["asker"]
-	p.pool.inst.mu.Unlock()
+	n := instancesOf(p, "asker")
 	if n != 2 {
 		t.Errorf("%d session instances, want 2 (alice's and bob's)", n)
 	}
+}
+
+// instancesOf is how many session instances of the upstream up run.
+func instancesOf(p *Proxy, up string) int {
+	for _, st := range p.Status() {
+		if st.Name == up {
+			return st.Instances
+		}
+	}
+	return -1
 }

@@ -30,7 +30,8 @@ import (
 //   - the relay's bookkeeping: its requests in flight to each upstream
 //     and the progress tokens they carry (relay.go);
 //   - its share of the run slots (slots.go);
-//   - its own instances of scope: session upstreams (scope.go);
+//   - its own instances of scope: session upstreams, which the pool
+//     keeps (package upstream's scope.go) and stops as the session ends;
 //   - approvals, the tools a person allowed for the session, and the
 //     calls waiting for a person's answer (approval.go).
 //
@@ -66,9 +67,6 @@ type Session struct {
 	wsDir    string                       // guarded by workspaces.mu (workspace.go)
 	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
 	wsRuns   *wsRuns                      // the runs in its workspace; guarded by workspaces.mu
-	// instances are its own instances of scope: session upstreams, by
-	// name (scope.go).
-	instances map[string]*sessionInstance
 
 	endOnce sync.Once
 }

@@ -23,8 +23,10 @@ import (
 )
 
 // TestMiddlewareOnlyInChain: chain.go is the only file of the module that
-// registers middleware. The go-sdk wraps each later registration outside
-// the earlier ones, so one made anywhere else reorders a chain.
+// registers middleware of its own; package upstream registers, in one
+// function, the chains chain.go hands it (upstream.Hooks.Chains). The
+// go-sdk wraps each later registration outside the earlier ones, so one
+// made anywhere else reorders a chain.
 func TestMiddlewareOnlyInChain(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -46,16 +48,20 @@ func TestMiddlewareOnlyInChain(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if ok && regexp.MustCompile(`^Add[A-Za-z]*Middleware$`).MatchString(sel.Sel.Name) {
-				rel, _ := filepath.Rel(root, path)
-				if rel != filepath.Join("proxy", "chain.go") {
+		rel, _ := filepath.Rel(root, path)
+		for _, decl := range f.Decls {
+			allowed := rel == filepath.Join("proxy", "chain.go")
+			if fn, ok := decl.(*ast.FuncDecl); ok && rel == filepath.Join("upstream", "hooks.go") && fn.Name.Name == "installChains" {
+				allowed = true
+			}
+			ast.Inspect(decl, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if ok && !allowed && regexp.MustCompile(`^Add[A-Za-z]*Middleware$`).MatchString(sel.Sel.Name) {
 					outside = append(outside, fset.Position(sel.Pos()).String())
 				}
-			}
-			return true
-		})
+				return true
+			})
+		}
 		return nil
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/upstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -283,11 +284,8 @@ func errorType(err error) (typ, rpcCode string) {
 		return "timeout", ""
 	case errors.Is(err, context.Canceled):
 		return "canceled", ""
-	case disconnected(err):
+	case upstream.Disconnected(err):
 		return "connection_closed", ""
 	}
 	return semconv.ErrorType(err).Value.AsString(), ""
 }
-
-// ErrorType names the error for telemetry's error.type.
-func (*UnavailableError) ErrorType() string { return "unavailable" }

@@ -392,7 +392,7 @@ func TestTraceContinuesHTTPHeaderTraceparent(t *testing.T) {
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	hdr := headerTransport{headers: map[string]string{"traceparent": "00-" + clientTraceID + "-" + clientSpanID + "-01"}}
+	hdr := withHeaders{"traceparent": "00-" + clientTraceID + "-" + clientSpanID + "-01"}
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: hdr}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, tr, nil)
 	if err != nil {

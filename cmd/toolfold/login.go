@@ -15,7 +15,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/oauth"
-	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/upstream"
 )
 
 // oauthEnv names a command that shows the user an authorization URL instead
@@ -129,13 +129,13 @@ func cmdLogin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	opts := oauthOptions(cfg, log, stderr, true)
 	opts.Fresh = true // a new sign-in, whatever is stored
 	start := time.Now()
-	pool := proxy.NewPool([]config.Upstream{u}, log, buildVersion(), nil)
+	pool := upstream.New([]config.Upstream{u}, &upstream.Options{Logger: log, Version: buildVersion()})
 	pool.SetOAuth(opts)
 	pool.Start(ctx)
 	pool.WaitReady(ctx)
 	st := pool.Status()[0]
 	pool.Close()
-	if st.State != proxy.StateReady {
+	if st.State != upstream.StateReady {
 		return fail(stderr, "signing in to %s failed: %s", u.Name, st.Err)
 	}
 	rec, err := opts.Store.Get(u.Name)

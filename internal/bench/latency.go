@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
-	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
+	upool "github.com/toolfold/toolfold/upstream" // beside this package's own type upstream
 )
 
 // LatencyRow is one measured path: percentiles over its samples.
@@ -97,7 +97,7 @@ func (e *env) latency(ctx context.Context, rep *Report) error {
 		return err
 	}
 	defer pool.Close()
-	cases = append(cases, latencyCase{name: "toolfold's upstream path (proxy.Pool.CallTool → echo)", n: calls, call: func(ctx context.Context) error {
+	cases = append(cases, latencyCase{name: "toolfold's upstream path (upstream.Pool.CallTool → echo)", n: calls, call: func(ctx context.Context) error {
 		res, err := pool.CallTool(ctx, "everything", &mcp.CallToolParams{Name: "echo", Arguments: echoArgs})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("echo failed: %s", resultText(res))
@@ -209,7 +209,7 @@ func (e *env) runOK(ctx context.Context, code, lang string) error {
 
 // upstreamPool connects toolfold's upstream pool to everything alone: the
 // path every proxied call takes after the client-facing server.
-func (e *env) upstreamPool(ctx context.Context) (*proxy.Pool, error) {
+func (e *env) upstreamPool(ctx context.Context) (*upool.Pool, error) {
 	cfg, err := config.Load(e.cfg, nil)
 	if err != nil {
 		return nil, err
@@ -220,14 +220,14 @@ func (e *env) upstreamPool(ctx context.Context) (*proxy.Pool, error) {
 			ups = append(ups, u)
 		}
 	}
-	pool := proxy.NewPool(ups, e.log, "bench", nil)
+	pool := upool.New(ups, &upool.Options{Logger: e.log, Version: "bench"})
 	pool.Start(ctx)
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	pool.WaitReady(wctx)
-	if st := pool.Status(); len(st) != 1 || st[0].State != proxy.StateReady {
+	if st := pool.Status(); len(st) != 1 || st[0].State != upool.StateReady {
 		pool.Close()
-		return nil, fmt.Errorf("proxy.Pool did not connect to everything: %+v", st)
+		return nil, fmt.Errorf("upstream.Pool did not connect to everything: %+v", st)
 	}
 	return pool, nil
 }

@@ -1,17 +1,15 @@
-package proxy
+package upstream
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/oauth"
@@ -25,42 +23,12 @@ const (
 	StateDisabled   = "disabled"
 )
 
-// Backoff between reconnection attempts of a failed or crashed upstream.
-var (
+// Backoff between reconnection attempts of a failed or crashed upstream:
+// the first wait (Options.MinBackoff overrides it), doubled up to the last.
+const (
 	backoffMin = 500 * time.Millisecond
 	backoffMax = 30 * time.Second
 )
-
-// UnavailableError is returned for a call to an upstream that is not
-// connected. Its message tells the model what is going on.
-type UnavailableError struct {
-	Server string
-	Reason string
-}
-
-func (e *UnavailableError) Error() string {
-	if strings.Contains(e.Reason, "toolfold login ") {
-		// Waiting will not help: the user must sign in first.
-		return fmt.Sprintf("upstream %q is unavailable (%s); tell the user, then retry once they have", e.Server, e.Reason)
-	}
-	if cannotStart(e.Reason) {
-		// Waiting will not help either: the command is missing or not runnable.
-		return fmt.Sprintf("upstream %q is unavailable (%s): its command cannot start, so retrying will not help; "+
-			"tell the user to fix upstreams.%s in the config (toolfold check shows why)", e.Server, e.Reason, e.Server)
-	}
-	return fmt.Sprintf("upstream %q is unavailable (%s); toolfold reconnects it automatically, retry shortly", e.Server, e.Reason)
-}
-
-// cannotStart reports whether reason is os/exec's failure to start a
-// command that does not exist or may not be run: a config mistake that no
-// reconnection mends.
-func cannotStart(reason string) bool {
-	if strings.Contains(reason, "executable file not found") || strings.Contains(reason, "exec format error") {
-		return true
-	}
-	return strings.Contains(reason, "fork/exec ") &&
-		(strings.Contains(reason, "no such file or directory") || strings.Contains(reason, "permission denied"))
-}
 
 // upstream is one server behind the proxy and its supervisor: it connects,
 // lists tools, re-lists them on notifications/tools/list_changed, and
@@ -68,18 +36,15 @@ func cannotStart(reason string) bool {
 type upstream struct {
 	cfg      config.Upstream
 	log      *slog.Logger
-	tel      *telemetry // nil: no telemetry
 	version  string
-	onChange func()        // called after tools or state change; must not block long
-	hooks    upstreamHooks // passthrough handlers (forward_upstream.go); nil: none
-	// scrub replaces personal data in the upstream's stderr as it is
-	// read, before it is logged or kept to explain a crash: that text is
-	// quoted to every session and no session's vault owns it. Nil: kept
-	// as it is (PII rewriting off).
-	scrub    func(string) string
-	timeouts *callDeadlines // call_timeout for every tool call (deadline.go)
-	auth     *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
-	cached   []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
+	onChange func()              // called after tools or state change; must not block long
+	hooks    Hooks               // Options.Hooks, or a session's (scope.go); nil: none
+	scrub    func(string) string // Options.Scrub; nil: none
+	// backoffMin is the first wait before reconnecting (Options.MinBackoff).
+	backoffMin time.Duration
+	timeouts   *callDeadlines // call_timeout for every tool call (deadline.go)
+	auth       *oauth.Handler // signs in to an HTTP upstream with oauth: settings; nil: none
+	cached     []*mcp.Tool    // its tools when last connected (Pool.SetCached); nil: none
 	// wake starts it, for an upstream that starts on its first call
 	// (Pool.SetStartOnCall); nil: started by Pool.Start.
 	wake    func()
@@ -101,17 +66,17 @@ type upstream struct {
 	stdio        *stdioTransport
 }
 
-func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func(), tel *telemetry) *upstream {
+func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange func()) *upstream {
 	u := &upstream{
-		cfg:       cfg,
-		tel:       tel,
-		log:       log.With("upstream", cfg.Name),
-		version:   version,
-		onChange:  onChange,
-		timeouts:  newCallDeadlines(cfg.CallTimeout),
-		relist:    make(chan struct{}, 1),
-		firstDone: make(chan struct{}),
-		state:     StateConnecting,
+		cfg:        cfg,
+		backoffMin: backoffMin,
+		log:        log.With("upstream", cfg.Name),
+		version:    version,
+		onChange:   onChange,
+		timeouts:   newCallDeadlines(cfg.CallTimeout),
+		relist:     make(chan struct{}, 1),
+		firstDone:  make(chan struct{}),
+		state:      StateConnecting,
 	}
 	if cfg.Disabled {
 		u.state = StateDisabled
@@ -122,7 +87,7 @@ func newUpstream(cfg config.Upstream, log *slog.Logger, version string, onChange
 
 // run supervises the upstream until ctx ends.
 func (u *upstream) run(ctx context.Context) {
-	backoff := backoffMin
+	backoff := u.backoffMin
 	first := true
 	for {
 		start := time.Now()
@@ -149,7 +114,7 @@ func (u *upstream) run(ctx context.Context) {
 				return
 			}
 			if time.Since(start) > time.Minute {
-				backoff = backoffMin
+				backoff = u.backoffMin
 			}
 		}
 		if !connectFailed {
@@ -192,12 +157,12 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		},
 	}
 	if u.hooks != nil {
-		u.hooks.clientOptions(u.cfg.Name, opts)
+		u.hooks.ClientOptions(u.cfg.Name, opts)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold", Version: u.version}, opts)
-	u.installUpstreamChains(client, order) // chain.go
+	u.installChains(client, order) // the owner's chains (hooks.go)
 	if u.hooks != nil {
-		u.hooks.clientCreated(u.cfg.Name, client)
+		u.hooks.ClientCreated(u.cfg.Name, client)
 	}
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
@@ -226,7 +191,7 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	u.mu.Unlock()
 	if u.hooks != nil {
-		u.hooks.connected(ctx, u.cfg.Name, cs)
+		u.hooks.Connected(ctx, u.cfg.Name, cs)
 	}
 	u.log.Info("upstream ready", "tools", len(tools), "protocol", u.protocol, "took", u.connectTime.Round(time.Millisecond))
 	u.onChange()
@@ -411,7 +376,7 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 		return nil, fmt.Errorf("upstream %q: %s: %v", u.cfg.Name, tool, signIn)
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("upstream %q did not answer %s within %s (call_timeout)", u.cfg.Name, tool, u.cfg.CallTimeout)
-	case disconnected(err):
+	case Disconnected(err):
 		if unreachable(err) {
 			// The go-sdk keeps an HTTP session open when a request cannot
 			// be delivered; end it so run reconnects with backoff, as it
@@ -423,28 +388,6 @@ func (u *upstream) callParams(ctx context.Context, params *mcp.CallToolParams) (
 		return nil, fmt.Errorf("upstream %q sent a message that is not valid JSON while answering %s (%v); the upstream is faulty, retry or report it to its authors", u.cfg.Name, tool, err)
 	}
 	return nil, fmt.Errorf("upstream %q: %s: %w", u.cfg.Name, tool, err)
-}
-
-// disconnected reports errors that mean the connection to the upstream
-// broke (a crash mid-call reads as EOF on its stdout; an HTTP server that
-// went away, as a request the transport could not deliver).
-func disconnected(err error) bool {
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), ": EOF") ||
-		unreachable(err)
-}
-
-// codeRejected is the go-sdk's "rejected by transport": an HTTP request
-// that did not reach the server or got no usable answer (connection
-// refused, 502, 503, 504, 429).
-const codeRejected = -32005
-
-// unreachable reports a request the HTTP transport could not deliver. A
-// server's own JSON-RPC error in a non-2xx answer is wrapped the same way
-// but comes first in the chain, so it is not taken for one.
-func unreachable(err error) bool {
-	var werr *jsonrpc.Error
-	return errors.As(err, &werr) && werr.Code == codeRejected
 }
 
 // Bounds on one upstream's tool list: an upstream that paginates endlessly
@@ -476,52 +419,4 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 		seen[res.NextCursor] = true
 		params.Cursor = res.NextCursor
 	}
-}
-
-// headerTransport adds configured headers to every request to an HTTP
-// upstream, and bounds what it reads back: a JSON response body over
-// maxUpstreamFrame fails instead of being read into memory whole (the SDK
-// bounds SSE events with MaxEventSize, not plain JSON bodies).
-type headerTransport struct {
-	headers map[string]string
-	order   *noteOrder // counts notifications in event streams (order.go); nil: none
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range h.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxUpstreamFrame}
-	} else if h.order != nil {
-		resp.Body = &sseCounter{ReadCloser: resp.Body, o: h.order}
-	}
-	return resp, nil
-}
-
-// errBodyTooLarge is returned once an upstream response passes the cap.
-var errBodyTooLarge = fmt.Errorf("upstream response larger than %d MiB; toolfold stopped reading it", maxUpstreamFrame>>20)
-
-type cappedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errBodyTooLarge
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }

@@ -1,7 +1,8 @@
-package proxy
+package upstream
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 // connect concurrently; one that fails does not hold up or stop the others.
 type Pool struct {
 	log      *slog.Logger
+	hooks    Hooks // Options.Hooks; nil: none
 	ups      []*upstream
 	byName   map[string]*upstream
 	onChange func()
@@ -31,34 +33,60 @@ type Pool struct {
 	closed  bool
 }
 
-// NewPool prepares a pool; Start connects it. onChange is called (from any
-// goroutine) whenever an upstream's tools or state change.
-func NewPool(ups []config.Upstream, log *slog.Logger, version string, onChange func()) *Pool {
-	return newPool(ups, log, version, onChange, nil)
+// Options configure a Pool. The zero value is a pool without hooks (no
+// middleware, no passing on of what an upstream asks a client), whose
+// upstreams' stderr is kept as it is, logging nowhere.
+type Options struct {
+	Logger  *slog.Logger // nil: discard
+	Version string       // toolfold's, in each upstream's initialize; "": "dev"
+	// Hooks are how the pool calls back into its owner (hooks.go): the
+	// middleware chains, the handlers of what an upstream asks or tells a
+	// client, and the client session a call is made for. Nil: none.
+	Hooks Hooks
+	// Scrub replaces personal data in an upstream's stderr as it is
+	// read, before it is logged or kept to explain a crash: that text is
+	// quoted to every session and no session's vault owns it. Nil: kept
+	// as it is (PII rewriting off).
+	Scrub func(string) string
+	// MinBackoff is the first wait before reconnecting a failed upstream;
+	// it doubles up to 30 s. 0: 500 ms.
+	MinBackoff time.Duration
 }
 
-// newPool is NewPool with the proxy's telemetry (nil: none).
-func newPool(ups []config.Upstream, log *slog.Logger, version string, onChange func(), tel *telemetry) *Pool {
-	p := &Pool{log: log, byName: make(map[string]*upstream), onChange: onChange}
+// New prepares a pool of ups; Start connects it.
+func New(ups []config.Upstream, opts *Options) *Pool {
+	if opts == nil {
+		opts = &Options{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	p := &Pool{log: log, hooks: opts.Hooks, byName: make(map[string]*upstream)}
 	notify := func() {
 		if p.onChange != nil {
 			p.onChange()
 		}
 	}
 	for _, c := range ups {
-		u := newUpstream(c, log, version, notify, tel)
+		u := newUpstream(c, log, version, notify)
+		u.hooks, u.scrub = opts.Hooks, opts.Scrub
+		if opts.MinBackoff > 0 {
+			u.backoffMin = opts.MinBackoff
+		}
 		p.ups = append(p.ups, u)
 		p.byName[c.Name] = u
 	}
 	return p
 }
 
-// setScrub makes every upstream scrub its stderr with f; call before Start.
-func (p *Pool) setScrub(f func(string) string) {
-	for _, u := range p.ups {
-		u.scrub = f
-	}
-}
+// Watch sets the function called (from any goroutine) whenever an
+// upstream's tools or state change; call it before Start.
+func (p *Pool) Watch(changed func()) { p.onChange = changed }
 
 // SetCached gives upstreams the tool lists they had when last connected
 // (the catalog cache, by upstream name): until an upstream's first
@@ -189,8 +217,8 @@ func (p *Pool) Close() {
 	}
 }
 
-// UpstreamStatus is one row of `toolfold check`.
-type UpstreamStatus struct {
+// Status is one row of `toolfold check`.
+type Status struct {
 	Name        string
 	Description string
 	Transport   string
@@ -201,14 +229,15 @@ type UpstreamStatus struct {
 	Tools       []*mcp.Tool
 	ConnectTime time.Duration
 	Restarts    int
+	Instances   int // its running instances of client sessions' own (scope: session)
 }
 
 // Status reports every upstream, in config order.
-func (p *Pool) Status() []UpstreamStatus {
-	out := make([]UpstreamStatus, 0, len(p.ups))
+func (p *Pool) Status() []Status {
+	out := make([]Status, 0, len(p.ups))
 	for _, u := range p.ups {
 		u.mu.Lock()
-		s := UpstreamStatus{
+		s := Status{
 			Name:        u.cfg.Name,
 			Description: u.cfg.Description,
 			Transport:   u.cfg.Transport,
@@ -225,6 +254,7 @@ func (p *Pool) Status() []UpstreamStatus {
 			s.ServerName = u.serverInfo.Name
 		}
 		u.mu.Unlock()
+		s.Instances = p.inst.running(u.cfg.Name)
 		out = append(out, s)
 	}
 	return out
@@ -235,4 +265,77 @@ func (p *Pool) isStarted(u *upstream) bool {
 	p.startMu.Lock()
 	defer p.startMu.Unlock()
 	return u.started
+}
+
+// Catalog reports every upstream as the catalog shows it: its Status,
+// except that one whose first connection attempt is still to end and that
+// has a cached tool list (SetCached) shows those tools, searchable at once,
+// its Err saying that a call waits for the connection.
+func (p *Pool) Catalog() []Status {
+	st := p.Status()
+	for i, s := range st {
+		if u := p.byName[s.Name]; s.State == StateConnecting && s.Tools == nil && u.cached != nil {
+			st[i].Tools, st[i].Err = u.cached, connectingCached
+			if u.wake != nil && !p.isStarted(u) {
+				st[i].Err = notStartedCached
+			}
+		}
+	}
+	return st
+}
+
+// Attempted reports whether every upstream's first connection attempt has
+// ended (disabled ones count as ended).
+func (p *Pool) Attempted() bool {
+	for _, u := range p.ups {
+		select {
+		case <-u.firstDone:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Has reports a configured upstream name.
+func (p *Pool) Has(server string) bool {
+	_, ok := p.byName[server]
+	return ok
+}
+
+// Session is the upstream's live session (of its shared instance), or an
+// *UnavailableError.
+func (p *Pool) Session(server string) (*mcp.ClientSession, error) {
+	u, ok := p.byName[server]
+	if !ok {
+		return nil, fmt.Errorf("no upstream named %q", server)
+	}
+	u.mu.Lock()
+	cs, state, err := u.cs, u.state, u.err
+	u.mu.Unlock()
+	if cs == nil {
+		reason := state
+		if err != nil {
+			reason = err.Error()
+		}
+		return nil, &UnavailableError{Server: server, Reason: reason}
+	}
+	return cs, nil
+}
+
+// CallTool calls server's tool params.Name with params as given
+// (passthrough keeps _meta, such as a progress token), within its
+// call_timeout, on the instance that serves ctx's client session
+// (scope.go). An upstream that is not connected gives an
+// *UnavailableError.
+func (p *Pool) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	u, ok := p.byName[server]
+	if !ok {
+		return nil, fmt.Errorf("no upstream named %q", server)
+	}
+	u, err := p.forSession(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return u.callParams(ctx, params)
 }

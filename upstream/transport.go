@@ -1,9 +1,8 @@
-package proxy
+package upstream
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -361,5 +360,3 @@ func (t *lineTail) String() string {
 	}
 	return s
 }
-
-var errClosed = errors.New("proxy is shutting down")
