@@ -48,7 +48,7 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			p.runHelp(def) + " " + p.workspaceHelp() + p.treeHelp() +
-			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
+			fmt.Sprintf("Limits: %s, %s output, no network.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
 	if p.advertis[0] == nil || p.advertis[0].Description != search.Description {

@@ -413,6 +413,22 @@ def _error(e):
     return {"kind": "runtime", "line": _script_line(e.__traceback__), "msg": msg}
 
 
+# What a script that tries the network is told. The sandbox's kernel
+# layers (an empty network namespace, seccomp and Landlock) are what
+# keep it off the network; this hook only turns their bare "Operation not
+# permitted" or a resolver's gaierror into words that say what to do.
+_NO_NETWORK = "the sandbox has no network: call a tool instead (search_tools finds one)"
+_NET_EVENTS = frozenset(("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
+                         "socket.gethostbyaddr", "socket.getnameinfo"))
+_INET = (2, 10)  # AF_INET, AF_INET6; AF_UNIX sockets (asyncio's socketpair) stay
+
+
+def _no_network(event, args):
+    """Audit hook: a name lookup or an inet socket raises PermissionError(EPERM) saying why."""
+    if event in _NET_EVENTS or (event == "socket.__new__" and args[1] in _INET):
+        raise PermissionError(1, _NO_NETWORK)
+
+
 _MEMORY_ARG = "--toolfold-memory="
 
 
@@ -509,6 +525,7 @@ def _main():
         memory = int(sys.argv.pop(1)[len(_MEMORY_ARG):] or 0)
     sys.path.extend(sys.argv[1:])  # site-packages, without running site
     builtins.exit = builtins.quit = sys.exit  # site would have defined them
+    sys.addaudithook(_no_network)
     _install_tree()
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
