@@ -137,11 +137,14 @@
 // that was not shut down finishes its work); daemon threads are not waited
 // for. A thread may call tools until then.
 //
-// A name lookup or an inet socket (socket, _socket, urllib, anything
-// built on them) raises PermissionError(EPERM, "the sandbox has no
-// network: call a tool instead (search_tools finds one)"): an audit hook
-// of the prelude's, words only. The kernel layers are what refuse the
-// network (TestBatteryNetworkPastThePrelude goes around the hook).
+// A name lookup or an inet socket of the socket module (urllib,
+// http.client, asyncio, requests: anything built on it) raises
+// PermissionError(EPERM, "the sandbox has no network: call a tool instead
+// (search_tools finds one)"): the prelude patches socket as it is first
+// imported (a meta path finder), words only. The kernel layers are what
+// refuse the network: _socket used directly gets their bare EPERM
+// (TestBatteryNetworkPastThePrelude). Not an audit hook: Python calls one
+// for every audited event, each id() among them.
 //
 // # Inside a JavaScript script
 //
