@@ -420,8 +420,8 @@ def _error(e):
 # module is patched as it is imported (by the script or a library: urllib,
 # http.client, asyncio, requests all go through it): its name lookups and
 # its inet sockets raise PermissionError(EPERM) saying so. An audit hook
-# would also see _socket, but Python calls it for every audited event
-# (each id(), so copy.deepcopy ran half as fast again); _socket used
+# would also see _socket, but Python calls it for every audited event,
+# each id() among them (copy.deepcopy ran about 45% slower); _socket used
 # directly gets the kernel's bare EPERM.
 _NO_NETWORK = "the sandbox has no network: call a tool instead (search_tools finds one)"
 
