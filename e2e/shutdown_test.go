@@ -202,3 +202,104 @@ func TestShutdownScriptRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownLogsNoError: a normal stop (the client closing stdin, SIGTERM
+// or SIGINT, over stdio and over HTTP with a session open) exits 0 and
+// logs nothing at ERROR: the go-sdk's Server.Run logged a signalled stdio
+// stop as "server run cancelled" at ERROR, which read as a failure.
+func TestShutdownLogsNoError(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		transport string
+		how       string
+	}{
+		{"stdio", "stdin closed"}, {"stdio", "SIGTERM"}, {"stdio", "SIGINT"},
+		{"http", "SIGTERM"}, {"http", "SIGINT"},
+	} {
+		t.Run(tc.transport+" "+tc.how, func(t *testing.T) {
+			t.Parallel()
+			cfg := writeConfig(t, configYAML(map[string]upstream{"memory": npmUpstream(t, "memory")}))
+			var p *toolfoldProc
+			var exited chan error
+			if tc.transport == "stdio" {
+				raw := startStdioRaw(t, cfg)
+				p, exited = raw.toolfoldProc, raw.exited
+				listTools(t, p.cs)
+				if tc.how == "stdin closed" {
+					if err := raw.stdin.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else {
+				var url string
+				p, url, exited = startHTTPOwn(t, cfg)
+				p.cs = connectHTTP(t, url) // left open: the stop ends it
+				listTools(t, p.cs)
+			}
+			if sig := map[string]os.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT}[tc.how]; sig != nil {
+				if err := p.cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case err := <-exited:
+				exited <- err // for the cleanup
+				if err != nil {
+					t.Errorf("toolfold exited with %v after %s, want 0\nstderr:\n%s", err, tc.how, p.stderr)
+				}
+			case <-testCtx(t, exitDeadline).Done():
+				t.Fatalf("toolfold still running %v after %s\nstderr:\n%s", exitDeadline, tc.how, p.stderr)
+			}
+			for _, line := range strings.Split(p.stderr.String(), "\n") {
+				if strings.Contains(line, "level=ERROR") {
+					t.Errorf("a normal stop (%s) logged at ERROR: %s", tc.how, line)
+				}
+			}
+		})
+	}
+}
+
+// startHTTPOwn runs `toolfold serve -c cfg --http 127.0.0.1:0` as
+// startHTTPProc does, but leaves stopping it to the test: exited receives
+// cmd.Wait's result (put it back for the cleanup, which kills toolfold if
+// it still runs and checks its stderr and TMPDIR).
+func startHTTPOwn(t *testing.T, cfg string) (*toolfoldProc, string, chan error) {
+	t.Helper()
+	p := &toolfoldProc{t: t}
+	urls := make(chan string, 1)
+	p.stderr = &syncBuffer{match: func(s string) {
+		if m := listenRE.FindStringSubmatch(s); m != nil {
+			select {
+			case urls <- m[1]:
+			default:
+			}
+		}
+	}}
+	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg, "--http", "127.0.0.1:0")
+	p.cmd.Env = append(p.cmd.Env, "TOOLFOLD_LOG=info")
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if pidAlive(p.cmd.Process.Pid) {
+			self, _ := readProc(p.cmd.Process.Pid)
+			killAll(append(descendants(self.pid), self))
+		}
+		<-exited
+		p.checkStderr()
+		checkTmp(t, p.tmp)
+	})
+	select {
+	case url := <-urls:
+		return p, url, exited
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("toolfold serve --http exited before listening: %v\nstderr:\n%s", err, p.stderr)
+	case <-testCtx(t, startTimeout).Done():
+		t.Fatalf("toolfold serve --http printed no %q line\nstderr:\n%s", listenRE, p.stderr)
+	}
+	return nil, "", nil
+}

@@ -102,7 +102,10 @@ func isLoopback(host string) bool {
 
 // ServeStdio serves MCP on the process's stdin and stdout until the client
 // closes the connection or ctx ends. Either one shuts the proxy down, so
-// requests still running (a script) are cancelled, not awaited.
+// requests still running (a script) are cancelled, not awaited. It returns
+// nil when the client closed the connection, ctx's error when ctx ended
+// (a signal: a normal stop, which the go-sdk's Server.Run would log at
+// ERROR as "server run cancelled"), and the session's error otherwise.
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, p.Shutdown)
 	defer stop()
@@ -110,7 +113,20 @@ func (p *Proxy) ServeStdio(ctx context.Context) error {
 		Reader: &eofReader{ReadCloser: os.Stdin, onEOF: p.Shutdown},
 		Writer: nopWriteCloser{os.Stdout},
 	}
-	return p.server.Run(ctx, t)
+	ss, err := p.server.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("stdio: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	}
 }
 
 // eofReader calls onEOF when the client closes its end of stdin.

@@ -161,7 +161,7 @@ func TestAdvertisesExactlyTwoCompactTools(t *testing.T) {
 	if len(b) > 2500 {
 		t.Errorf("advertised tools are %d bytes, want <= 2500:\n%s", len(b), b)
 	}
-	for _, want := range []string{"calc (crash, echo, text; 5 tools)", "remote (crash, echo, text; 5 tools)"} {
+	for _, want := range []string{"calc (crash, echo, text; 5 tools)", "remote (crash, echo, text; 5 tools)", "output, no network."} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("descriptions do not mention %q:\n%s", want, b)
 		}

@@ -48,7 +48,7 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			p.runHelp(def) + " " + p.workspaceHelp() + p.treeHelp() +
-			fmt.Sprintf("Limits: %s, %s output.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
+			fmt.Sprintf("Limits: %s, %s output, no network.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
 	if p.advertis[0] == nil || p.advertis[0].Description != search.Description {
@@ -349,12 +349,7 @@ func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64, waited time.D
 		b.WriteString(res.Err.Error())
 		b.WriteByte('\n')
 	}
-	calls := "tool calls"
-	if res.ToolCalls == 1 {
-		calls = "tool call"
-	}
-	fmt.Fprintf(&b, "[toolfold: %d %s, %s tokens (%s) of results kept out of context, %s",
-		res.ToolCalls, calls, formatCount(resultTokens), formatBytes(res.ResultBytes), formatDuration(res.Duration))
+	b.WriteString(footerHead(res.ToolCalls, resultTokens, res.Duration))
 	if res.PendingStopped {
 		b.WriteString(", pending work (timers, threads) still running after the script's code ended was stopped")
 	}
@@ -363,6 +358,24 @@ func (p *Proxy) renderRun(res *sandbox.Result, resultTokens int64, waited time.D
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// footerHead is the start of a run's footer: "[toolfold: 2 tool calls,
+// 1,234 tokens of results kept out of context, 35 ms". resultTokens are
+// the tokens of what the script's tool calls (a skill's included) returned
+// into the script, of which the model sees only what the script printed
+// or returned. They are said only when there were some: a run without
+// calls, or whose calls all failed, kept nothing out.
+func footerHead(calls int, resultTokens int64, d time.Duration) string {
+	noun := "tool calls"
+	if calls == 1 {
+		noun = "tool call"
+	}
+	kept := ""
+	if resultTokens > 0 {
+		kept = ", " + formatCount(resultTokens) + " tokens of results kept out of context"
+	}
+	return fmt.Sprintf("[toolfold: %d %s%s, %s", calls, noun, kept, formatDuration(d))
 }
 
 // slotWaitShown is the least wait for a run slot the footer mentions.

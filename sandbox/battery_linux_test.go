@@ -156,6 +156,65 @@ except OSError as e:
 	}
 }
 
+// TestBatteryNetworkPastThePrelude: the preludes' no-network message is
+// only text. A script that goes around it (_socket, which the patched
+// socket module wraps, ctypes' raw socket(2), a fresh interpreter without
+// the prelude) still reaches no network: the kernel layers refuse it with
+// EPERM, and the host's loopback listener never sees a connection.
+func TestBatteryNetworkPastThePrelude(t *testing.T) {
+	needSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+			accepted <- struct{}{}
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run := func(r Runner, code string) *Result {
+		t.Helper()
+		res, err := r.Run(ctx, Request{Code: code}, &fakeHost{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("output %q, error %v", res.Output, res.Err)
+		wantNoError(t, res)
+		return res
+	}
+	py := run(newTestPython(t), fmt.Sprintf(`import _socket, ctypes, subprocess, sys
+try:
+    _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM).connect(("127.0.0.1", %[1]d)); print("CONNECTED")
+except OSError as e:
+    print("_socket", type(e).__name__, e.errno, e.strerror)
+libc = ctypes.CDLL(None, use_errno=True)
+print("raw socket", libc.socket(2, 1, 0), ctypes.get_errno())
+fresh = "import socket\ntry:\n    socket.create_connection(('127.0.0.1', %[1]d), timeout=2); print('CONNECTED')\nexcept OSError as e:\n    print('fresh', type(e).__name__, e.errno)"
+r = subprocess.run([sys.executable, "-I", "-c", fresh], capture_output=True, text=True)
+print(r.stdout, r.stderr)`, port))
+	wantOutput(t, py, "_socket PermissionError 1 Operation not permitted\n", "raw socket -1 1\n", "fresh PermissionError 1\n")
+	js := run(newTestNode(t), fmt.Sprintf(`const fresh = "require('net').connect(%[1]d, '127.0.0.1').on('error', (e) => console.log('fresh', e.code)).on('connect', () => console.log('CONNECTED'))"
+const r = require('child_process').spawnSync(process.execPath, ['-e', fresh])
+console.log(String(r.stdout), String(r.stderr), r.error || '')`, port))
+	wantOutput(t, js, "fresh EPERM\n")
+	for _, res := range []*Result{py, js} {
+		if strings.Contains(res.Output, "CONNECTED") {
+			t.Errorf("network reached:\n%s", res.Output)
+		}
+	}
+	select {
+	case <-accepted:
+		t.Error("the loopback listener accepted a connection from the sandbox")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
 func TestBatterySecrets(t *testing.T) {
 	needSandbox(t)
 	home := t.TempDir()

@@ -137,6 +137,15 @@
 // that was not shut down finishes its work); daemon threads are not waited
 // for. A thread may call tools until then.
 //
+// A name lookup or an inet socket of the socket module (urllib,
+// http.client, asyncio, requests: anything built on it) raises
+// PermissionError(EPERM, "the sandbox has no network: call a tool instead
+// (search_tools finds one)"): the prelude patches socket as it is first
+// imported (a meta path finder), words only. The kernel layers are what
+// refuse the network: _socket used directly gets their bare EPERM
+// (TestBatteryNetworkPastThePrelude). Not an audit hook: Python calls one
+// for every audited event, each id() among them.
+//
 // # Inside a JavaScript script
 //
 //	await tools.<server>.<tool>({key: value})  a tool call (a promise); any name via tools["s"]["t"]
@@ -167,6 +176,12 @@
 // The run's value is what the code returned, encoded then; an uncaught
 // exception in a callback ends the run as an error, process.exit(0) in one
 // keeps the value.
+//
+// A network attempt (net, tls, http, https, http2, dns, dgram, fetch)
+// fails with an Error of code EPERM saying the same as Python's: the
+// prelude patches those modules when something first loads one
+// (Module._load; loading net costs about 10 ms, paid only then) and wraps
+// fetch, whose own message is only "fetch failed".
 //
 // # The code API (Request.Tree)
 //

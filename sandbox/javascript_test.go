@@ -101,6 +101,38 @@ func TestJavaScriptTimeout(t *testing.T) {
 	}
 }
 
+// TestJavaScriptNoNetwork: every way a script reaches for the network
+// (fetch, http, https, net, dns, dgram, a createRequire'd net) says the
+// sandbox has no network and what to do instead, at the script's line; a
+// Unix socket's path and a data: URL are not the network.
+func TestJavaScriptNoNetwork(t *testing.T) {
+	js := newTestNode(t)
+	wait := "\nawait new Promise((r) => setTimeout(r, 5000))"
+	runCases(t, js, []interpCase{
+		{name: "fetch", code: "const x = 1\nawait fetch('https://example.com/')",
+			err: &ScriptError{Kind: "runtime", Line: 2, Msg: "TypeError: fetch failed: " + noNetwork}},
+		{name: "fetch caught", code: "try { await fetch('http://127.0.0.1:8080/') } catch (e) { return [e.message, e.cause.code] }",
+			value: `["fetch failed: ` + noNetwork + `","EPERM"]`},
+		{name: "fetch data URL", code: "return await (await fetch('data:text/plain,hi')).text()", value: `"hi"`},
+		{name: "https uncaught", code: "const https = require('https')\nhttps.get('https://example.com/')" + wait,
+			err: &ScriptError{Kind: "runtime", Line: 2, Msg: "Error: " + noNetwork}},
+		{name: "http error event", code: "return await new Promise((ok) => require('node:http').get('http://example.com/', ok).on('error', (e) => ok(e.message)))",
+			value: `"` + noNetwork + `"`},
+		{name: "net", code: "const net = require('net')\n\nnet.connect(80, '1.1.1.1')" + wait,
+			err: &ScriptError{Kind: "runtime", Line: 3, Msg: "Error: " + noNetwork}},
+		{name: "createRequire net", code: "const net = require('module').createRequire('/x/')('net')\nreturn await new Promise((ok) => net.connect(80, '1.1.1.1').on('error', (e) => ok(e.code)))",
+			value: `"EPERM"`},
+		{name: "dns promises", code: "\nawait require('dns/promises').lookup('example.com')",
+			err: &ScriptError{Kind: "runtime", Line: 2, Msg: "Error: " + noNetwork}},
+		{name: "dns callback", code: "return await new Promise((ok) => require('dns').resolve4('example.com', (e) => ok(e.message)))",
+			value: `"` + noNetwork + `"`},
+		{name: "dgram", code: "require('dgram').createSocket('udp4')",
+			err: &ScriptError{Kind: "runtime", Line: 1, Msg: "Error: " + noNetwork}},
+		{name: "unix path", code: "return await new Promise((ok) => require('net').connect('/tmp/none.sock').on('error', (e) => ok(e.code)))",
+			value: `"ENOENT"`},
+	})
+}
+
 // TestJavaScriptIsolatedModules: modules planted in the working directory
 // replace neither node's built-ins nor resolve by bare name.
 func TestJavaScriptIsolatedModules(t *testing.T) {

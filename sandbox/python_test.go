@@ -103,6 +103,35 @@ func TestPythonErrors(t *testing.T) {
 	})
 }
 
+// noNetwork is what both preludes tell a script that tries the network.
+const noNetwork = "the sandbox has no network: call a tool instead (search_tools finds one)"
+
+// TestPythonNoNetwork: a network attempt says the sandbox has no network
+// and what to do instead, not a bare "Operation not permitted" or a
+// resolver's gaierror; Unix sockets (asyncio's) still work. That the
+// network is really unreachable, past this text (_socket used directly,
+// ctypes, a fresh interpreter), is TestBatteryNetwork's and
+// TestBatteryNetworkPastThePrelude's.
+func TestPythonNoNetwork(t *testing.T) {
+	py := newTestPython(t)
+	runCases(t, py, []interpCase{
+		{name: "connect", code: "import socket\nsocket.create_connection(('127.0.0.1', 9))",
+			err: &ScriptError{Kind: "runtime", Line: 2, Msg: "PermissionError: [Errno 1] " + noNetwork}},
+		{name: "inet socket", code: "from socket import *\n\nsocket(AF_INET6, SOCK_DGRAM)",
+			err: &ScriptError{Kind: "runtime", Line: 3, Msg: "PermissionError: [Errno 1] " + noNetwork}},
+		{name: "default socket", code: "import socket\nsocket.socket()",
+			err: &ScriptError{Kind: "runtime", Line: 2, Msg: "PermissionError: [Errno 1] " + noNetwork}},
+		{name: "asyncio", code: "import asyncio\nasync def main():\n    await asyncio.open_connection('127.0.0.1', 8080)\nasyncio.run(main())",
+			err: &ScriptError{Kind: "runtime", Line: 3}, errSub: noNetwork},
+		{name: "lookup caught", code: "import socket\ntry:\n    socket.getaddrinfo('example.com', 443)\nexcept OSError as e:\n    return [type(e).__name__, e.errno, e.strerror]",
+			value: `["PermissionError",1,"` + noNetwork + `"]`},
+		{name: "urllib", code: "import urllib.request\nurllib.request.urlopen('https://example.com/')",
+			err: &ScriptError{Kind: "runtime", Line: 2}, errSub: noNetwork},
+		{name: "unix sockets", code: "import socket, asyncio\na, b = socket.socketpair()\na.send(b'x')\nasync def f():\n    return b.recv(1).decode()\nreturn asyncio.run(f())",
+			value: `"x"`},
+	})
+}
+
 func TestPythonTimeout(t *testing.T) {
 	py := newTestPython(t)
 	start := time.Now()

@@ -63,6 +63,103 @@ function relative(id) {
     ? require('path').resolve(process.cwd(), id) : id;
 }
 
+// What a script that tries the network is told. The sandbox's kernel
+// layers (an empty network namespace, seccomp and Landlock) are what keep
+// it off the network; this only turns their bare "connect EPERM" or a
+// resolver's ENOTFOUND into words that say what to do. net, dns and dgram
+// are patched when a script first loads one of them (http, https, tls and
+// http2 load net), fetch when it is first called: loading net costs about
+// 10 ms, which a script that never touches the network does not pay.
+const NO_NETWORK = 'the sandbox has no network: call a tool instead (search_tools finds one)';
+const NET_MODULES = new Set(['net', 'tls', 'http', 'https', 'http2', 'dns', 'dns/promises', 'dgram']);
+
+// noNetwork is the error a network attempt gets, made in the script's call
+// so that its stack names the script's line through http's layers.
+function noNetwork(syscall) {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const e = new Error(NO_NETWORK);
+  Error.stackTraceLimit = limit;
+  e.code = 'EPERM';
+  e.syscall = syscall;
+  return e;
+}
+
+let netPatched = false;
+
+function patchNetwork() {
+  if (netPatched) return;
+  netPatched = true;
+  const net = require('net');
+  const connect = net.Socket.prototype.connect;
+  // Every TCP connection (net, tls, http, https, http2, fetch) starts here;
+  // a Unix socket's path is local and goes through.
+  net.Socket.prototype.connect = function (...args) {
+    const a = Array.isArray(args[0]) ? args[0][0] : args[0];
+    const path = typeof a === 'string' ? Number.isNaN(Number(a)) : a !== null && typeof a === 'object' && a.path != null;
+    if (path) return connect.apply(this, args);
+    const err = noNetwork('connect');
+    this.connecting = true; // writes wait for the connection, as they would for a lookup
+    setImmediate(() => this.destroy(err)); // as a failed lookup would: after the caller's listeners
+    return this;
+  };
+  const dns = require('dns');
+  patchLookups(dns, false);
+  patchLookups(dns.Resolver.prototype, false);
+  patchLookups(dns.promises, true);
+  patchLookups(dns.promises.Resolver.prototype, true);
+  const dgram = require('dgram');
+  dgram.createSocket = () => { throw noNetwork('socket'); };
+}
+
+// patchLookups makes obj's lookup, resolve* and reverse functions fail
+// with noNetwork: rejected promises, or an error to the callback.
+function patchLookups(obj, promises) {
+  for (const k of Object.getOwnPropertyNames(obj)) {
+    if (typeof obj[k] !== 'function' || !/^(lookup|resolve|reverse)/.test(k)) continue;
+    obj[k] = promises
+      ? () => Promise.reject(noNetwork('getaddrinfo'))
+      : (...args) => {
+        const err = noNetwork('getaddrinfo');
+        const cb = args[args.length - 1];
+        if (typeof cb !== 'function') throw err;
+        setImmediate(cb, err);
+        return {};
+      };
+  }
+}
+
+// Every module load (the script's require, createRequire's, a module's
+// own) passes here: the first load of a network module patches them.
+const Module = require('module');
+const moduleLoad = Module._load;
+Module._load = function (request, ...rest) {
+  const m = moduleLoad.call(this, request, ...rest);
+  if (!netPatched && typeof request === 'string' && NET_MODULES.has(request.replace(/^node:/, ''))) patchNetwork();
+  return m;
+};
+
+// fetch patches net on its first call and names the cause of its failure:
+// undici's own message is only "fetch failed".
+const fetchDesc = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+if (fetchDesc) {
+  const realFetch = () => (fetchDesc.get ? fetchDesc.get.call(globalThis) : fetchDesc.value);
+  Object.defineProperty(globalThis, 'fetch', {
+    configurable: true, enumerable: fetchDesc.enumerable, writable: true,
+    value: function fetch(...args) {
+      patchNetwork();
+      const err = new TypeError('fetch failed: ' + NO_NETWORK); // here, for the script's line
+      return realFetch().apply(this, args).catch((e) => {
+        if (e && e.cause && e.cause.message === NO_NETWORK) {
+          err.cause = e.cause;
+          throw err;
+        }
+        throw e;
+      });
+    },
+  });
+}
+
 class ToolError extends Error {
   constructor(message, tool) {
     super(message);

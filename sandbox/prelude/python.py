@@ -413,6 +413,68 @@ def _error(e):
     return {"kind": "runtime", "line": _script_line(e.__traceback__), "msg": msg}
 
 
+# What a script that tries the network is told. The sandbox's kernel
+# layers (an empty network namespace, seccomp and Landlock) are what keep
+# it off the network; this only turns their bare "Operation not permitted"
+# or a resolver's gaierror into words that say what to do. The socket
+# module is patched as it is imported (by the script or a library: urllib,
+# http.client, asyncio, requests all go through it): its name lookups and
+# its inet sockets raise PermissionError(EPERM) saying so. An audit hook
+# would also see _socket, but Python calls it for every audited event,
+# each id() among them (copy.deepcopy ran about 45% slower); _socket used
+# directly gets the kernel's bare EPERM.
+_NO_NETWORK = "the sandbox has no network: call a tool instead (search_tools finds one)"
+
+
+def _refuse_network(*args, **kw):
+    raise PermissionError(1, _NO_NETWORK)
+
+
+def _patch_socket(m):
+    for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo"):
+        setattr(m, name, _refuse_network)
+    init = m.socket.__init__
+
+    def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+        # -1 without a descriptor is AF_INET; AF_UNIX (asyncio's socketpair)
+        # and sockets made from a descriptor stay.
+        if fileno is None and family in (-1, 2, 10):
+            _refuse_network()
+        init(self, family, type, proto, fileno)
+
+    m.socket.__init__ = __init__
+
+
+class _NetLoader:
+    """socket's own loader, and _patch_socket once the module has run."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _patch_socket(module)
+
+    def __getattr__(self, name):  # get_source and the like, for tracebacks
+        return getattr(self._loader, name)
+
+
+class _NetFinder:
+    """Finds socket as the path finder does, with _NetLoader around its loader."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "socket":
+            return None
+        spec = sys.modules["_frozen_importlib_external"].PathFinder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _NetLoader(spec.loader)
+        return spec
+
+
 _MEMORY_ARG = "--toolfold-memory="
 
 
@@ -509,6 +571,7 @@ def _main():
         memory = int(sys.argv.pop(1)[len(_MEMORY_ARG):] or 0)
     sys.path.extend(sys.argv[1:])  # site-packages, without running site
     builtins.exit = builtins.quit = sys.exit  # site would have defined them
+    sys.meta_path.insert(0, _NetFinder)
     _install_tree()
     sys.argv = ["script"]
     sys.stdout.reconfigure(line_buffering=True)
