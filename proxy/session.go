@@ -117,7 +117,8 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 		return s
 	}
 	ctx, cancel := context.WithCancel(r.life)
-	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel, started: time.Now(), ws: workspace.NewOwner(ctx, ss.ID() == ""),
+	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel, started: time.Now(),
+		ws:      workspace.NewOwner(ctx, ss.ID() == ""), // the stdio session's may be kept (sandbox.workspace_dir)
 		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
 		progress: map[string]progressRoute{}, waiting: map[string]*pendingCall{}}
 	if r.newVault != nil {
