@@ -77,10 +77,12 @@
 // that gave it.
 //
 // A client session is one Session (session.go): its lifetime context, PII
-// vault, workspace, log level, recent searches, the relay's bookkeeping of
-// its requests in flight and progress tokens, its share of the run slots
-// (slots.go), its approvals and the calls waiting for a person. The session middleware finds it for each request and puts it
-// in the context; it ends in one place (sessions.end) whatever ended it.
+// vault, workspace and share of the run slots (a workspace.Owner, package
+// workspace), log level, recent searches, the relay's bookkeeping of its
+// requests in flight and progress tokens, its approvals and the calls
+// waiting for a person. The session middleware finds it for each request
+// and puts it in the context; it ends in one place (sessions.end) whatever
+// ended it.
 //
 // Personal data (rewrite.go, package rewrite): the session middleware puts
 // the session's token vault in the context; the upstream edge's rewrite

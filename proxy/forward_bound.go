@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/bytesize"
 )
 
 // maxForwardedResult bounds a tool result passed through to a client
@@ -61,7 +62,7 @@ func boundResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if structured > 0 && structured > left {
 		out.StructuredContent = nil
 	}
-	note := fmt.Sprintf("[toolfold: the upstream's result was %s, over the %s toolfold passes on; it was cut here", formatBytes(int64(size+structured)), formatBytes(int64(maxForwardedResult)))
+	note := fmt.Sprintf("[toolfold: the upstream's result was %s, over the %s toolfold passes on; it was cut here", bytesize.Format(int64(size+structured)), bytesize.Format(int64(maxForwardedResult)))
 	if dropped > 0 {
 		note += fmt.Sprintf(", %d content item(s) dropped", dropped)
 	}

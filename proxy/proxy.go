@@ -19,6 +19,7 @@ import (
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
 	"github.com/toolfold/toolfold/upstream"
+	"github.com/toolfold/toolfold/workspace"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -87,7 +88,6 @@ type Options struct {
 // tools, and the client-facing MCP server that advertises search_tools and
 // run_script.
 type Proxy struct {
-	tails   tails // runs answered at done whose processes are ending (workspace.go)
 	cfg     *config.Config
 	log     *slog.Logger
 	version string
@@ -118,11 +118,11 @@ type Proxy struct {
 	stopLife context.CancelFunc
 
 	// slots bounds the scripts running at once across all sessions, and
-	// shares them between sessions (slots.go).
-	slots *runSlots
+	// shares them between sessions (package workspace).
+	slots *workspace.Slots
 
-	sessions   *sessions   // every client session's state (session.go)
-	workspaces *workspaces // one directory per client session
+	sessions   *sessions      // every client session's state (session.go)
+	workspaces *workspace.Set // one directory per client session
 
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
@@ -162,7 +162,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	}
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.sessions = newSessions(p.life, p.pii.newVaultFunc())
-	p.slots = newRunSlots(max(4, 2*runtime.NumCPU()))
+	p.slots = workspace.NewSlots(max(4, 2*runtime.NumCPU()))
 	runners := opts.Runners
 	if runners == nil {
 		runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Logger: log.With("component", "sandbox")})}
@@ -179,15 +179,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	default:
 		p.skills = skills.NewFiles(cfg.SkillsDir())
 	}
-	p.workspaces = newWorkspaces(cfg.Sandbox.WorkspaceBytes, cfg.Sandbox.WorkspaceDir, log)
-	p.workspaces.forget = p.forgetWorkspace
-	if cfg.Sandbox.WorkspaceBudget > 0 {
-		p.workspaces.budget = cfg.Sandbox.WorkspaceBudget
-	}
-	p.workspaces.bound(cfg.Sandbox.WorkspaceBytes) // a tmpfs per workspace where toolfold may mount
+	p.workspaces = workspace.New(&workspace.Options{Size: cfg.Sandbox.WorkspaceBytes, Budget: cfg.Sandbox.WorkspaceBudget,
+		Dir: cfg.Sandbox.WorkspaceDir, Logger: log, Forget: p.forgetWorkspace})
+	p.workspaces.Mount(workspaceBound()) // a tmpfs per workspace where toolfold may mount
 	p.sessions.release = func(s *Session) {
-		s.tails.wait() // its runs answered at done, still ending in the workspace
-		p.workspaces.release(s)
+		p.workspaces.Release(s.ws) // once its runs answered at done have ended
 		p.trees.forget(s)
 		p.pool.EndSession(s) // its own instances of scope: session upstreams
 	}
@@ -280,7 +276,7 @@ func (p *Proxy) Shutdown() { p.stopLife() }
 // keep warm children (sandbox.Warmer), so none outlives the proxy.
 func (p *Proxy) Close() {
 	p.Shutdown()
-	p.tails.wait()
+	p.workspaces.Wait() // runs answered at done, still ending
 	for _, r := range p.runners {
 		if w, ok := r.(sandbox.Warmer); ok {
 			w.Close()
@@ -289,7 +285,7 @@ func (p *Proxy) Close() {
 	p.pool.Close()
 	p.learn.close()
 	p.sessions.closeAll()
-	p.workspaces.close()
+	p.workspaces.Close()
 	p.trees.close()
 }
 
@@ -422,6 +418,9 @@ func jsonMap(b []byte) map[string]any {
 	}
 	return m
 }
+
+// workspaceBound is workspace.Bound; tests of the fallback replace it.
+var workspaceBound = workspace.Bound
 
 // forgetWorkspace stops the warm children kept for runs in dir: called
 // before a session's workspace is removed or unlocked.

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
+	"github.com/toolfold/toolfold/workspace"
 )
 
 // Session is one client session: the stdio client, or one Mcp-Session-Id
@@ -23,13 +23,13 @@ import (
 //     rather than being awaited;
 //   - vault, the PII tokens its client has seen (rewrite.go);
 //   - level, what it asked logging/setLevel for (forward_meta.go);
-//   - workspace, its script directory and, when persisted, its lock
-//     (workspace.go); the warm sandbox children bound to that directory
-//     go with it (Proxy.forgetWorkspace);
+//   - ws, its part of the workspaces and run slots (package workspace):
+//     its script directory and, when persisted, its lock, the runs in it,
+//     its share of the run slots; the warm sandbox children bound to that
+//     directory go with it (Proxy.forgetWorkspace);
 //   - searches, its recent search_tools queries, for learning (learn.go);
 //   - the relay's bookkeeping: its requests in flight to each upstream
 //     and the progress tokens they carry (relay.go);
-//   - its share of the run slots (slots.go);
 //   - its own instances of scope: session upstreams, which the pool
 //     keeps (package upstream's scope.go) and stops as the session ends;
 //   - approvals, the tools a person allowed for the session, and the
@@ -47,9 +47,9 @@ type Session struct {
 	// approvals are the tools a person allowed for the rest of this
 	// session (policy); they end with it.
 	approvals policy.Approvals
-	// tails are this session's runs answered at done whose processes are
-	// still ending (workspace.go): its end waits for them, and only them.
-	tails tails
+	// ws is its workspace and its share of the run slots; its end
+	// releases it (Proxy.workspaces).
+	ws *workspace.Owner
 	// warmed: an HTTP session starts its first runs' children on its
 	// first search_tools (warm.go), once.
 	warmed sync.Once
@@ -63,10 +63,6 @@ type Session struct {
 	progress map[string]progressRoute     // progress token sent upstream -> the client's
 	waiting  map[string]*pendingCall      // calls parked on a person's answer, by RequestState (approval.go)
 	searches recent                       // guarded by the learner's mutex (learn.go)
-	runs     slotUser                     // its run slots; guarded by runSlots.mu (slots.go)
-	wsDir    string                       // guarded by workspaces.mu (workspace.go)
-	wsLock   *os.File                     // a persisted workspace's lock; guarded by workspaces.mu
-	wsRuns   *wsRuns                      // the runs in its workspace; guarded by workspaces.mu
 
 	endOnce sync.Once
 }
@@ -76,6 +72,15 @@ func (s *Session) ID() string { return s.id }
 
 // Context ends when the session does.
 func (s *Session) Context() context.Context { return s.ctx }
+
+// workspace is s's part of the workspaces and run slots; nil for a nil s
+// (a run outside a client session).
+func (s *Session) workspace() *workspace.Owner {
+	if s == nil {
+		return nil
+	}
+	return s.ws
+}
 
 // sessions is the registry of live client sessions.
 type sessions struct {
@@ -111,6 +116,7 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 	}
 	ctx, cancel := context.WithCancel(r.life)
 	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel, started: time.Now(),
+		ws:      workspace.NewOwner(ctx, ss.ID() == ""), // the stdio session's may be kept (sandbox.workspace_dir)
 		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
 		progress: map[string]progressRoute{}, waiting: map[string]*pendingCall{}}
 	if r.newVault != nil {

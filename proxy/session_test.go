@@ -238,9 +238,7 @@ func TestSessionEndsInOnePlace(t *testing.T) {
 	if s == nil {
 		t.Fatal("no session for the new client")
 	}
-	p.workspaces.mu.Lock()
-	dir := s.wsDir
-	p.workspaces.mu.Unlock()
+	dir := p.workspaces.Dir(s.ws)
 	if dir == "" {
 		t.Fatal("the session that ran a script has no workspace")
 	}

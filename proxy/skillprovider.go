@@ -218,7 +218,7 @@ func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mc
 	if raw, ok := params.Arguments.(json.RawMessage); ok {
 		args = raw
 	}
-	release, _, err := sp.p.slots.acquire(ctx, sessionOf(ctx))
+	release, _, err := sp.p.slots.Acquire(ctx, sessionOf(ctx).workspace())
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ const (
 	attrUpstream          = attribute.Key("toolfold.upstream")            // the upstream's name in proxy.yaml
 	attrOutcome           = attribute.Key("toolfold.outcome")             // "ok" or the error.type
 	attrScriptLanguage    = attribute.Key("toolfold.script.language")     // "lua"
-	attrSlotWait          = attribute.Key("toolfold.script.slot_wait")    // seconds waited for a run slot (slots.go)
+	attrSlotWait          = attribute.Key("toolfold.script.slot_wait")    // seconds waited for a run slot (workspace.Slots)
 	attrScriptLimit       = attribute.Key("toolfold.script.limit")        // the limit a run hit: timeout, memory, cpu, output, limit
 	attrScriptToolCalls   = attribute.Key("toolfold.script.tool_calls")   // tool calls the run made
 	attrScriptResultBytes = attribute.Key("toolfold.script.result_bytes") // tool result bytes kept in the sandbox

@@ -33,7 +33,7 @@ func (t *telemetry) startScript(ctx context.Context, lang, code string) (context
 }
 
 // slotWait records on a run's span how long it waited for a run slot
-// (slots.go).
+// (workspace.Slots).
 func (t *telemetry) slotWait(span trace.Span, waited time.Duration) {
 	if t == nil || span == nil || !span.IsRecording() {
 		return

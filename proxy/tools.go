@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/bytesize"
 	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -48,7 +49,7 @@ func (p *Proxy) advertise() {
 		Name: "run_script",
 		Description: "Run a " + def.Title + " script that calls the tools found with search_tools; tool results stay in the script, only what it prints or returns comes back, so filter and combine there. " +
 			p.runHelp(def) + " " + p.workspaceHelp() + p.treeHelp() +
-			fmt.Sprintf("Limits: %s, %s output, no network.", p.cfg.Sandbox.Timeout, formatBytes(p.cfg.Sandbox.OutputBytes)),
+			fmt.Sprintf("Limits: %s, %s output, no network.", p.cfg.Sandbox.Timeout, bytesize.Format(p.cfg.Sandbox.OutputBytes)),
 		InputSchema: json.RawMessage(fmt.Sprintf(runSchemaFmt, langs)),
 	}
 	if p.advertis[0] == nil || p.advertis[0].Description != search.Description {
@@ -241,7 +242,7 @@ func (p *Proxy) handleRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // RunScript runs code and renders run_script's answer. failed reports a
 // script failure (an isError result); err is for malformed requests. A
 // run of a client session (withSession) works in the session's workspace
-// (workspace.go), any other in a fresh directory.
+// (package workspace), any other in a fresh directory.
 func (p *Proxy) RunScript(ctx context.Context, code, lang string) (text string, failed bool, err error) {
 	return p.RunScriptArgs(ctx, code, lang, nil)
 }
@@ -259,7 +260,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	if !ok {
 		return "", false, invalidParams(fmt.Sprintf("language %q is not available here; use one of: %s", lang, strings.Join(p.langs, ", ")))
 	}
-	release, waited, err := p.slots.acquire(ctx, sessionOf(ctx))
+	release, waited, err := p.slots.Acquire(ctx, sessionOf(ctx).workspace())
 	if err != nil {
 		return "", false, err
 	}
@@ -277,7 +278,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		sreq.OnOutput = pr.start(func(s string) string { return p.scanOutput(ctx, host, s) })
 		defer pr.stop() // before the answer: no progress after it
 	}
-	res, err := p.runIn(ctx, runner, sreq, host)
+	res, err := p.workspaces.Run(ctx, sessionOf(ctx).workspace(), runner, sreq, host)
 	p.tel.endScript(ctx, span, lang, res, err)
 	if err != nil {
 		p.auditRun(ctx, start, code, nil, 0, err)
@@ -420,16 +421,6 @@ func utf8Prefix(b []byte, max int) []byte {
 		max--
 	}
 	return b[:max]
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func formatDuration(d time.Duration) string {

@@ -47,7 +47,7 @@ func (p *Proxy) prestart(s *Session) {
 	if !ok {
 		return // its servers/ tree is being written: called again once it is (codetree.go)
 	}
-	dir, err := p.workspaces.get(s)
+	dir, err := p.workspaces.Get(s.ws)
 	if err != nil {
 		return // the session ended, or the proxy is closing: its first run will say why
 	}

@@ -2,17 +2,16 @@ package proxy
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/workspace"
 )
 
 // pythonSession is a proxy serving Python, and a client session to it; the
@@ -97,12 +96,10 @@ return os.path.exists("state.json")`)
 
 // sessionDirs lists the workspaces the proxy holds.
 func sessionDirs(p *Proxy) []string {
-	p.workspaces.mu.Lock()
-	defer p.workspaces.mu.Unlock()
 	var dirs []string
 	for _, s := range p.sessions.list() {
-		if s.wsDir != "" {
-			dirs = append(dirs, s.wsDir)
+		if d := p.workspaces.Dir(s.ws); d != "" {
+			dirs = append(dirs, d)
 		}
 	}
 	return dirs
@@ -188,160 +185,6 @@ func TestLuaRunDoesNotMeasureTheWorkspace(t *testing.T) {
 	}
 }
 
-func TestWorkspaceUsageDoesNotFollowSymlinks(t *testing.T) {
-	big := filepath.Join(t.TempDir(), "big")
-	os.WriteFile(big, make([]byte, 1<<20), 0o600)
-	dir := t.TempDir()
-	os.Symlink(big, filepath.Join(dir, "link"))
-	os.Symlink(filepath.Dir(big), filepath.Join(dir, "dirlink"))
-	os.WriteFile(filepath.Join(dir, "small"), []byte("x"), 0o600)
-	if n := usage(dir, 1<<30); n != 3*workspaceBlock {
-		t.Errorf("usage = %d, want 3 entries of %d", n, workspaceBlock)
-	}
-	if n := usage(dir, 1); n != workspaceBlock {
-		t.Errorf("usage stopping at 1 = %d, want it to stop after the first entry", n)
-	}
-}
-
-func TestWorkspacesRemovedAtClose(t *testing.T) {
-	w := newWorkspaces(0, "", nil)
-	reg := newSessions(context.Background(), nil)
-	reg.release = w.release
-	ct, st := mcp.NewInMemoryTransports()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
-	ctx := context.Background()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := w.get(reg.get(ss))
-	if err != nil {
-		t.Fatal(err)
-	}
-	locked := filepath.Join(dir, "locked")
-	os.Mkdir(locked, 0o700)
-	os.WriteFile(filepath.Join(locked, "f"), nil, 0o600)
-	os.Chmod(locked, 0o500)
-	reg.closeAll()
-	w.close()
-	if _, err := os.Lstat(filepath.Dir(dir)); !os.IsNotExist(err) {
-		t.Errorf("workspaces root still there after close: %v", err)
-	}
-	if _, err := w.get(reg.get(ss)); err == nil {
-		t.Error("get after close succeeded")
-	}
-	cs.Close()
-	ss.Wait()
-}
-
-// TestWorkspaceMountHooks: a workspace is mounted when made and unmounted
-// before it is removed, at session end and at close.
-func TestWorkspaceMountHooks(t *testing.T) {
-	w := newWorkspaces(0, "", nil)
-	var mu sync.Mutex
-	var events []string
-	record := func(what string) func(string) error {
-		return func(dir string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			_, err := os.Lstat(dir)
-			events = append(events, fmt.Sprintf("%s %s exists=%v", what, filepath.Base(dir), err == nil))
-			return nil
-		}
-	}
-	w.mount, w.unmount = record("mount"), record("unmount")
-	reg := newSessions(context.Background(), nil)
-	reg.release = w.release
-	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
-	var sessions []*Session
-	var clients []*mcp.ClientSession
-	for range 2 {
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := reg.get(ss)
-		if _, err := w.get(s); err != nil {
-			t.Fatal(err)
-		}
-		sessions, clients = append(sessions, s), append(clients, cs)
-	}
-	first := sessionDir(w, sessions[0])
-	clients[0].Close()
-	sessions[0].ss.Wait()
-	waitGone(t, first)
-	reg.closeAll()
-	w.close()
-	clients[1].Close()
-	sessions[1].ss.Wait()
-	want := []string{"mount session-1 exists=true", "mount session-2 exists=true",
-		"unmount session-1 exists=true", "unmount session-2 exists=true"}
-	mu.Lock()
-	defer mu.Unlock()
-	if strings.Join(events, "; ") != strings.Join(want, "; ") {
-		t.Errorf("events = %q, want %q", events, want)
-	}
-}
-
-func sessionDir(w *workspaces, s *Session) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return s.wsDir
-}
-
-// TestRemoveTreeNeverFollowsALink: a workspace directory swapped for a
-// symlink to a directory outside, between the walk that found it and
-// the chmod that makes it writable, leaves the outside directory and its
-// mode as they were; the workspace is removed all the same.
-func TestRemoveTreeNeverFollowsALink(t *testing.T) {
-	base := t.TempDir()
-	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
-	for _, d := range []string{filepath.Join(ws, "a", "b"), filepath.Join(ws, "locked"), outside} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.WriteFile(filepath.Join(outside, "keep"), []byte("x"), 0o600)
-	os.WriteFile(filepath.Join(ws, "locked", "f"), []byte("x"), 0o600)
-	os.Chmod(filepath.Join(ws, "locked"), 0o500)
-	os.Chmod(outside, 0)
-	t.Cleanup(func() { os.Chmod(outside, 0o700) })
-	setVar(t, &unlockHook, func(root, name string) {
-		if name == "a" { // the race, won every time: a is now a link out
-			os.RemoveAll(filepath.Join(root, "a"))
-			os.Symlink(outside, filepath.Join(root, "a"))
-		}
-	})
-	r, err := os.OpenRoot(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlockTree(r)
-	r.Close()
-	if err := removeTree(ws); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(outside); err != nil || fi.Mode().Perm() != 0 || !fi.IsDir() {
-		t.Fatalf("the directory outside: %v, %v; want it untouched, mode 0", fi.Mode(), err)
-	}
-	os.Chmod(outside, 0o700)
-	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
-		t.Errorf("the file outside: %v", err)
-	}
-	if _, err := os.Lstat(ws); !os.IsNotExist(err) {
-		t.Errorf("the workspace is still there: %v", err)
-	}
-}
-
 // TestWorkspaceEmptiedOnlyOnceItsRunsStop: a run that fills the workspace
 // has it emptied, but only once the session's other run in it, still
 // writing, is stopped: it ends with the workspace error instead of
@@ -357,7 +200,7 @@ func TestWorkspaceEmptiedOnlyOnceItsRunsStop(t *testing.T) {
 	for {
 		var dir string
 		for _, s := range p.sessions.list() {
-			dir = sessionDir(p.workspaces, s)
+			dir = p.workspaces.Dir(s.ws)
 		}
 		if dir != "" && fileExists(filepath.Join(dir, "started")) {
 			break
@@ -381,7 +224,7 @@ func TestWorkspaceEmptiedOnlyOnceItsRunsStop(t *testing.T) {
 // once, the file never holds more than the limit, and the error says what
 // to do; the tmpfs goes with the session.
 func TestWorkspaceBoundWhileWriting(t *testing.T) {
-	if ok, why := WorkspaceBound(); !ok {
+	if ok, why := workspace.Bound(); !ok {
 		t.Skip(why)
 	}
 	p, cs := pythonSession(t, 1<<20)
@@ -461,5 +304,69 @@ func TestWorkspaceBudget(t *testing.T) {
 	}
 	if fileExists(filepath.Join(dirs[0], "started")) {
 		t.Error("the run refused for the budget ran")
+	}
+}
+
+// TestWorkspaceDirPersists: with sandbox.workspace_dir, a session's files
+// outlive the session and the proxy, the next toolfold's stdio session
+// finds them, a second session at the same time gets its own locked
+// workspace, and one over its size is reported, never emptied.
+func TestWorkspaceDirPersists(t *testing.T) {
+	py, err := sandbox.NewPython(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	start := func() (*Proxy, *mcp.ClientSession) {
+		cfg := testConfig()
+		cfg.Sandbox.WorkspaceDir = root
+		cfg.Sandbox.WorkspaceBytes = 1 << 20
+		return startProxyWith(t, cfg, &Options{Runners: []sandbox.Runner{py}})
+	}
+
+	p, cs := start()
+	if text, failed := runPython(t, cs, `open("state.json", "w").write('{"n": 1}')`); failed {
+		t.Fatalf("first run: %s", text)
+	}
+	state := filepath.Join(root, "stdio", "state.json")
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the run's file is not in workspace_dir/stdio: %v", err)
+	}
+
+	// A second session while the first holds "stdio".
+	cs2 := connectClient(t, p.Server())
+	text, _ := runPython(t, cs2, `import os
+open("mine", "w").write("2")
+return os.path.exists("state.json")`)
+	if valueLine(text) != "false" {
+		t.Errorf("a second session shares the first's workspace: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(root, "stdio-2", "mine")); err != nil {
+		t.Errorf("the second session's workspace is not workspace_dir/stdio-2: %v", err)
+	}
+	cs2.Close()
+
+	// Over the limit: reported with the setting to change, nothing deleted.
+	text, failed := runPython(t, cs, `open("big", "wb").write(b"x" * (2 << 20))`)
+	if !failed || !strings.Contains(text, "sandbox.workspace_size") || !strings.Contains(text, "workspace_dir") {
+		t.Errorf("a run that overfills a persisted workspace: failed=%v %s", failed, text)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("an overfull persisted workspace was emptied: %v", err)
+	}
+	os.Remove(filepath.Join(root, "stdio", "big"))
+
+	cs.Close()
+	p.Close()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the workspace did not outlive its session and the proxy: %v", err)
+	}
+
+	// The next toolfold finds the state, in the same directory.
+	_, cs = start()
+	text, failed = runPython(t, cs, `return open("state.json").read()`)
+	if failed || valueLine(text) != `"{\"n\": 1}"` {
+		t.Fatalf("a new proxy's session did not find the persisted state: %s", text)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/proxy"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/workspace"
 )
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -173,7 +174,7 @@ func workspaceStatus(sb config.Sandbox) string {
 	if sb.WorkspaceBytes < 1<<20 {
 		size = fmt.Sprintf("%d KiB", sb.WorkspaceBytes>>10)
 	}
-	_, bound := proxy.WorkspaceBound()
+	_, bound := workspace.Bound()
 	bound = "; " + bound + "; all together within sandbox.workspace_budget"
 	if sb.WorkspaceDir == "" {
 		return "temporary, one per session, removed when it ends (" + size + " each; sandbox.workspace_dir keeps stdio's)" + bound

@@ -1,4 +1,4 @@
-package proxy
+package workspace
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ const maxWorkspaceTries = 32
 
 // persisted opens (creating if needed) and locks the stdio session's
 // workspace under w.persist. Called with w.mu held.
-func (w *workspaces) persisted() (string, *os.File, error) {
+func (w *Set) persisted() (string, *os.File, error) {
 	if err := os.MkdirAll(w.persist, 0o700); err != nil {
 		return "", nil, fmt.Errorf("create sandbox.workspace_dir: %w (make it writable, or remove the key)", err)
 	}
@@ -78,6 +78,6 @@ func (w *workspaces) persisted() (string, *os.File, error) {
 func ownDir(dir string) error { return fsown.CheckDir("sandbox.workspace_dir", dir) }
 
 // isPersisted reports whether dir is a workspace under sandbox.workspace_dir.
-func (w *workspaces) isPersisted(dir string) bool {
+func (w *Set) isPersisted(dir string) bool {
 	return w.persist != "" && filepath.Dir(dir) == w.persist
 }

@@ -1,4 +1,4 @@
-package proxy
+package workspace
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// runSlots bounds the scripts running at once across all sessions (each
+// Slots bound the scripts running at once across all sessions (each
 // is a process with its own memory limit), and shares them fairly: a
 // freed slot goes to the waiting sessions in turn, round-robin, not to
 // requests in arrival order, and no session holds every slot while
@@ -15,8 +15,8 @@ import (
 // eight.
 //
 // A nested run (a skill called from a script) takes no slot: its caller
-// holds one (skillrun.go).
-type runSlots struct {
+// holds one.
+type Slots struct {
 	total int
 	// share is the most slots one session holds: all but one, so that a
 	// slot is always left for another session. A session alone still
@@ -29,32 +29,34 @@ type runSlots struct {
 	outside slotUser    // runs without a client session (commands, tests)
 }
 
-// slotUser is one session's holdings and queue: each Session has one
-// (Session.runs), guarded by runSlots.mu.
+// slotUser is one session's holdings and queue: each Owner has one
+// (Owner.slots), guarded by Slots.mu.
 type slotUser struct {
 	held    int
 	waiting []chan struct{}
 }
 
-func newRunSlots(total int) *runSlots {
+// NewSlots are total run slots.
+func NewSlots(total int) *Slots {
 	share := max(1, total-1)
-	return &runSlots{total: total, share: share, free: total}
+	return &Slots{total: total, share: share, free: total}
 }
 
-// user is s's bookkeeping. Called with r.mu held.
-func (r *runSlots) user(s *Session) *slotUser {
-	if s == nil {
+// user is o's bookkeeping. Called with r.mu held.
+func (r *Slots) user(o *Owner) *slotUser {
+	if o == nil {
 		return &r.outside
 	}
-	return &s.runs
+	return &o.slots
 }
 
-// acquire waits for a slot for a run of session s (nil: no session). It
-// returns how long it waited and the function that gives the slot back.
-func (r *runSlots) acquire(ctx context.Context, s *Session) (release func(), waited time.Duration, err error) {
+// Acquire waits for a slot for a run of o's session (nil: no session).
+// It returns how long it waited and the function that gives the slot
+// back.
+func (r *Slots) Acquire(ctx context.Context, o *Owner) (release func(), waited time.Duration, err error) {
 	start := time.Now()
 	r.mu.Lock()
-	u := r.user(s)
+	u := r.user(o)
 	if r.free > 0 && u.held < r.share && len(r.ring) == 0 {
 		r.free--
 		u.held++
@@ -86,7 +88,7 @@ func (r *runSlots) acquire(ctx context.Context, s *Session) (release func(), wai
 	}
 }
 
-func (r *runSlots) releaser(u *slotUser) func() {
+func (r *Slots) releaser(u *slotUser) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -102,7 +104,7 @@ func (r *runSlots) releaser(u *slotUser) func() {
 // dispatch hands free slots to waiting sessions in turn: the first in the
 // ring that is under its share gets one and goes to the back of the ring.
 // Called with r.mu held.
-func (r *runSlots) dispatch() {
+func (r *Slots) dispatch() {
 	for r.free > 0 {
 		i := 0
 		for i < len(r.ring) && r.ring[i].held >= r.share {
@@ -125,7 +127,7 @@ func (r *runSlots) dispatch() {
 }
 
 // dropWaiter removes a waiter that gave up. Called with r.mu held.
-func (r *runSlots) dropWaiter(u *slotUser, ch chan struct{}) {
+func (r *Slots) dropWaiter(u *slotUser, ch chan struct{}) {
 	for i, c := range u.waiting {
 		if c == ch {
 			u.waiting = append(u.waiting[:i], u.waiting[i+1:]...)

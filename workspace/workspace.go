@@ -1,4 +1,4 @@
-package proxy
+package workspace
 
 import (
 	"context"
@@ -10,19 +10,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/bytesize"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
 // Every client session gets a workspace: a directory that is the working
 // directory of each of its runs and keeps what they write (state,
-// checkpoints, exported files) until the session ends. The proxy treats
-// its contents as hostile: it never follows a symlink there, when
-// measuring or when removing.
+// checkpoints, exported files) until the session ends. Its contents are
+// hostile: nothing here follows a symlink there, when measuring or when
+// removing.
 
 // workspaceBlock is the least an entry of a workspace counts for: 200,000
 // empty files fill a disk's inodes as surely as one big file fills its
@@ -32,10 +32,22 @@ const workspaceBlock = 4 << 10
 // workspacePoll is how often a running script's workspace is measured.
 const workspacePoll = 500 * time.Millisecond
 
-// workspaces holds the workspace of each session, under one root made on
-// first use and removed at Close; or, with sandbox.workspace_dir, under that
+// Options configure a Set. The zero value (or nil) is temporary
+// workspaces of config.DefaultSandbox's size and budget.
+type Options struct {
+	Size   int64  // sandbox.workspace_size: each workspace; 0: the default
+	Budget int64  // sandbox.workspace_budget: every workspace together; 0: the default
+	Dir    string // sandbox.workspace_dir; "": temporary workspaces only
+	Logger *slog.Logger
+	// Forget, when set, stops what the runners keep for a workspace (warm
+	// children with it bound); called before it is removed or unlocked.
+	Forget func(dir string)
+}
+
+// Set holds the workspace of each session, under one root made on first
+// use and removed at Close; or, with sandbox.workspace_dir, under that
 // directory, kept (see persisted).
-type workspaces struct {
+type Set struct {
 	limit   int64
 	budget  int64  // sandbox.workspace_budget: every workspace together
 	persist string // sandbox.workspace_dir; "": temporary workspaces
@@ -44,13 +56,14 @@ type workspaces struct {
 	// inode-limited tmpfs); unmount undoes it before the directory is
 	// removed. Without them the size is watched by usage alone.
 	mount, unmount func(dir string) error
-	// forget, when set, stops what the runners keep for a workspace (warm
-	// children with it bound); called before it is removed or unlocked.
-	forget func(dir string)
+	forget         func(dir string) // Options.Forget
+	// tails are the runs of every session (and of none) answered at done
+	// whose processes are still ending (run.go): Wait waits for them.
+	tails tails
 
-	// mu guards these and each Session's wsDir and wsLock: the directory
-	// is the session's (session.go), made here on its first run and
-	// released here when the session ends.
+	// mu guards these and each Owner's dir, lock and runs: the directory
+	// is the session's, made here on its first run and released here when
+	// the session ends.
 	mu     sync.Mutex
 	root   string
 	next   int
@@ -60,52 +73,68 @@ type workspaces struct {
 	used map[string]int64
 }
 
-// newWorkspaces bounds each workspace to limit bytes (the default when 0);
-// persist is sandbox.workspace_dir.
-func newWorkspaces(limit int64, persist string, log *slog.Logger) *workspaces {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// New makes the workspaces of o. They are watched by measuring alone
+// until Mount says toolfold may bound them by a tmpfs.
+func New(o *Options) *Set {
+	if o == nil {
+		o = &Options{}
 	}
-	if limit <= 0 {
-		limit = config.DefaultSandbox.WorkspaceBytes
+	w := &Set{limit: o.Size, budget: o.Budget, persist: o.Dir, log: o.Logger, forget: o.Forget, used: map[string]int64{}}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
 	}
-	return &workspaces{limit: limit, budget: config.DefaultSandbox.WorkspaceBudget, persist: persist, log: log, used: map[string]int64{}}
+	if w.limit <= 0 {
+		w.limit = config.DefaultSandbox.WorkspaceBytes
+	}
+	if w.budget <= 0 {
+		w.budget = config.DefaultSandbox.WorkspaceBudget
+	}
+	return w
 }
 
-// get returns the session's workspace, creating it on first use. The
-// workspace is removed (a persisted one unlocked) by release, when the
-// session ends.
-func (w *workspaces) get(s *Session) (string, error) {
+// Limit is each workspace's size bound in bytes (sandbox.workspace_size).
+func (w *Set) Limit() int64 { return w.limit }
+
+// Get returns o's workspace, creating it on first use. The workspace is
+// removed (a persisted one unlocked) by Release, when the session ends.
+func (w *Set) Get(o *Owner) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return "", errors.New("the proxy is shutting down")
 	}
-	if s.wsDir != "" {
-		return s.wsDir, nil
+	if o.dir != "" {
+		return o.dir, nil
 	}
-	if s.ctx.Err() != nil {
+	if o.ctx.Err() != nil {
 		return "", errors.New("the client session has ended")
 	}
-	if w.persist != "" && s.id == "" { // the stdio session: workspace_persist.go
+	if w.persist != "" && o.stdio { // persist.go
 		d, lock, err := w.persisted()
 		if err != nil {
 			return "", err
 		}
-		s.wsDir, s.wsLock = d, lock
+		o.dir, o.lock = d, lock
 		return d, nil
 	}
 	d, err := w.temporary()
 	if err != nil {
 		return "", err
 	}
-	s.wsDir = d
+	o.dir = d
 	return d, nil
+}
+
+// Dir is o's workspace, "" before its first run and after its release.
+func (w *Set) Dir(o *Owner) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return o.dir
 }
 
 // temporary makes a workspace under the root, removed with it. Called with
 // w.mu held.
-func (w *workspaces) temporary() (string, error) {
+func (w *Set) temporary() (string, error) {
 	if w.root == "" {
 		root, err := os.MkdirTemp("", "toolfold-workspaces-")
 		if err != nil {
@@ -128,11 +157,13 @@ func (w *workspaces) temporary() (string, error) {
 	return dir, nil
 }
 
-// release removes an ended session's workspace, or unlocks a persisted one.
-func (w *workspaces) release(s *Session) {
+// Release, when o's session has ended, waits for its runs answered at
+// done to end, then removes its workspace, or unlocks a persisted one.
+func (w *Set) Release(o *Owner) {
+	o.tails.wait() // its runs, still ending in the workspace
 	w.mu.Lock()
-	dir, lock := s.wsDir, s.wsLock
-	s.wsDir, s.wsLock = "", nil
+	dir, lock := o.dir, o.lock
+	o.dir, o.lock = "", nil
 	delete(w.used, dir)
 	w.mu.Unlock()
 	if dir != "" && w.forget != nil {
@@ -146,10 +177,10 @@ func (w *workspaces) release(s *Session) {
 	}
 }
 
-// close removes the root of temporary workspaces; later gets fail. The
-// sessions' own workspaces are released as the sessions end
-// (sessions.closeAll runs first).
-func (w *workspaces) close() {
+// Close removes the root of temporary workspaces; later Gets fail. The
+// sessions' own workspaces are released as the sessions end (their
+// Release runs first).
+func (w *Set) Close() {
 	w.mu.Lock()
 	root, unmount := w.root, w.unmount
 	w.closed = true
@@ -169,7 +200,7 @@ func (w *workspaces) close() {
 }
 
 // remove unmounts (when mount is set) and deletes a workspace.
-func (w *workspaces) remove(dir string) {
+func (w *Set) remove(dir string) {
 	w.mu.Lock()
 	unmount := w.unmount
 	w.mu.Unlock()
@@ -188,7 +219,7 @@ func (w *workspaces) remove(dir string) {
 }
 
 // removeTree deletes dir and everything in it, logging what it could not.
-func (w *workspaces) removeTree(dir string) {
+func (w *Set) removeTree(dir string) {
 	if err := removeTree(dir); err != nil {
 		w.log.Warn("could not remove a session workspace", "dir", filepath.Base(dir), "err", err)
 	}
@@ -238,7 +269,7 @@ type errWorkspaceFull struct{ limit int64 }
 
 func (e errWorkspaceFull) Error() string {
 	return fmt.Sprintf("the workspace grew past its %s limit; delete files it no longer needs, write less, or raise sandbox.workspace_size",
-		formatBytes(e.limit))
+		bytesize.Format(e.limit))
 }
 
 // errBudgetFull is the cause a run is cancelled with when every
@@ -247,12 +278,12 @@ type errBudgetFull struct{ budget int64 }
 
 func (e errBudgetFull) Error() string {
 	return fmt.Sprintf("the workspaces of all sessions together reached toolfold's %s budget (sandbox.workspace_budget); retry once other sessions end, end this session (its workspace goes with it), or ask the operator to raise sandbox.workspace_budget",
-		formatBytes(e.budget))
+		bytesize.Format(e.budget))
 }
 
 // measure is dir's usage now, recorded as its part of the budget, and
 // the total of the other workspaces as last measured.
-func (w *workspaces) measure(dir string) (own, others int64) {
+func (w *Set) measure(dir string) (own, others int64) {
 	own = usage(dir, w.limit) // past the limit the run is stopped anyway
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -267,7 +298,7 @@ func (w *workspaces) measure(dir string) (own, others int64) {
 
 // admit refuses a run in dir while every workspace together is at the
 // budget: it could only make that worse.
-func (w *workspaces) admit(dir string) error {
+func (w *Set) admit(dir string) error {
 	if own, others := w.measure(dir); own+others >= w.budget {
 		return errBudgetFull{w.budget}
 	}
@@ -303,7 +334,7 @@ func usage(dir string, stop int64) int64 {
 
 // guard cancels ctx, with errWorkspaceFull as the cause, when dir grows
 // past the limit while a script runs. The returned stop ends the watch.
-func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, func()) {
+func (w *Set) guard(ctx context.Context, dir string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -334,11 +365,11 @@ func (w *workspaces) guard(ctx context.Context, dir string) (context.Context, fu
 	}
 }
 
-// overLimit checks s's workspace dir after a run. A temporary workspace
+// overLimit checks o's workspace dir after a run. A temporary workspace
 // left over its limit is emptied (a later run could do nothing in it),
 // once the session's other runs in it are stopped, and the error says so;
 // a persisted one is left as it is.
-func (w *workspaces) overLimit(s *Session, dir string) error {
+func (w *Set) overLimit(o *Owner, dir string) error {
 	own, others := w.measure(dir)
 	if own <= w.limit && own+others <= w.budget {
 		return nil
@@ -347,13 +378,13 @@ func (w *workspaces) overLimit(s *Session, dir string) error {
 		// A persisted workspace holds what the user chose to keep: say
 		// where, never delete.
 		return fmt.Errorf("the workspace %q in sandbox.workspace_dir is over its %s limit; runs will stop until files are removed from it or sandbox.workspace_size is raised",
-			filepath.Base(dir), formatBytes(w.limit))
+			filepath.Base(dir), bytesize.Format(w.limit))
 	}
 	var why error = errWorkspaceFull{w.limit}
 	if own <= w.limit {
 		why = errBudgetFull{w.budget}
 	}
-	w.stopRuns(s, why)
+	w.stopRuns(o, why)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		w.removeTree(filepath.Join(dir, e.Name()))
@@ -361,29 +392,29 @@ func (w *workspaces) overLimit(s *Session, dir string) error {
 	w.measure(dir)
 	if own <= w.limit {
 		return fmt.Errorf("the workspaces of all sessions together grew past toolfold's %s budget (sandbox.workspace_budget) while this run wrote, so this workspace's files were removed; write less, or ask the operator to raise sandbox.workspace_budget",
-			formatBytes(w.budget))
+			bytesize.Format(w.budget))
 	}
 	return fmt.Errorf("the workspace grew past its %s limit, so its files were removed; write less, or raise sandbox.workspace_size",
-		formatBytes(w.limit))
+		bytesize.Format(w.limit))
 }
 
-// wsRuns are the runs in one session's workspace, so that emptying it
+// runs are the runs in one session's workspace, so that emptying it
 // first stops every one of them: nothing writes while it is walked.
-type wsRuns struct {
+type runs struct {
 	ctx    context.Context // ends, with a cause, when they are stopped
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // until each run's processes have ended
 }
 
-// enter registers a run in s's workspace: the returned context also ends
+// enter registers a run in o's workspace: the returned context also ends
 // when stopRuns is called; leave once the run's processes have ended.
-func (w *workspaces) enter(ctx context.Context, s *Session) (_ context.Context, leave func()) {
+func (w *Set) enter(ctx context.Context, o *Owner) (_ context.Context, leave func()) {
 	w.mu.Lock()
-	if s.wsRuns == nil {
-		c, cancel := context.WithCancelCause(s.ctx)
-		s.wsRuns = &wsRuns{ctx: c, cancel: cancel}
+	if o.runs == nil {
+		c, cancel := context.WithCancelCause(o.ctx)
+		o.runs = &runs{ctx: c, cancel: cancel}
 	}
-	g := s.wsRuns
+	g := o.runs
 	g.wg.Add(1)
 	w.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -395,160 +426,17 @@ func (w *workspaces) enter(ctx context.Context, s *Session) (_ context.Context, 
 	}
 }
 
-// stopRuns cancels, with cause, every run in s's workspace entered so
+// stopRuns cancels, with cause, every run in o's workspace entered so
 // far, and waits until their processes have ended (the caller's own run
 // included, which by then has answered or is being torn down). Runs
 // entered later are not affected.
-func (w *workspaces) stopRuns(s *Session, cause error) {
+func (w *Set) stopRuns(o *Owner, cause error) {
 	w.mu.Lock()
-	g := s.wsRuns
-	s.wsRuns = nil
+	g := o.runs
+	o.runs = nil
 	w.mu.Unlock()
 	if g != nil {
 		g.cancel(cause)
 		g.wg.Wait()
-	}
-}
-
-// runIn runs req in the workspace of ctx's client session (withSession),
-// watching its size; with no session, in a fresh directory of the
-// sandbox's.
-//
-// It returns as soon as the script has said it is done
-// (sandbox.Request.OnDone): its processes, all sent SIGKILL by then, are
-// torn down in the background (tails), which the session's end (its own
-// runs) and Close (every run) wait for.
-func (p *Proxy) runIn(ctx context.Context, r sandbox.Runner, req sandbox.Request, host sandbox.Host) (*sandbox.Result, error) {
-	s := sessionOf(ctx)
-	dir := ""
-	runCtx, stop := ctx, func() {}
-	// A runner with no file API (Lua) cannot change the workspace: its
-	// size is neither watched during the run nor measured after it (a walk
-	// of the whole tree: 0.1 ms for an empty one, more with every file).
-	fl, ok := r.(sandbox.FileLess)
-	noFiles := ok && fl.NoFiles()
-	if s != nil {
-		var err error
-		if dir, err = p.workspaces.get(s); err != nil {
-			return nil, err
-		}
-		req.Workdir = dir
-		if !noFiles {
-			if err := p.workspaces.admit(dir); err != nil {
-				return &sandbox.Result{Err: &sandbox.ScriptError{Kind: "limit", Msg: err.Error()}}, nil
-			}
-			// Entered: stopped, and waited for, before the workspace is
-			// emptied (overLimit). stop runs as soon as Run returns.
-			var leave, unguard func()
-			runCtx, leave = p.workspaces.enter(ctx, s)
-			runCtx, unguard = p.workspaces.guard(runCtx, dir)
-			stop = func() { unguard(); leave() }
-		}
-	}
-	type ran struct {
-		res *sandbox.Result
-		err error
-	}
-	answered := make(chan *sandbox.Result, 1)
-	req.OnDone = func(res *sandbox.Result) {
-		select {
-		case answered <- res:
-		default: // called once; never block the run
-		}
-	}
-	finished := make(chan ran, 1)
-	p.tails.add()
-	if s != nil {
-		s.tails.add()
-	}
-	go func() {
-		defer func() {
-			if s != nil {
-				s.tails.done()
-			}
-			p.tails.done()
-		}()
-		res, err := r.Run(runCtx, req, host)
-		stop()
-		finished <- ran{res, err}
-		if dir != "" && !noFiles && err == nil && usage(dir, p.workspaces.limit) > p.workspaces.limit {
-			// Over the limit only after the answer (a write in flight at
-			// done): the session's next run of a language that can write
-			// files finds it so and says so.
-			p.log.Warn("a session workspace is over its limit after a run answered at done", "dir", filepath.Base(dir))
-		}
-	}()
-	var res *sandbox.Result
-	select {
-	case res = <-answered:
-		// The sandbox's until Run returns, which it may still be doing:
-		// changed below, so copied, its error too.
-		cp := *res
-		if cp.Err != nil {
-			e := *cp.Err
-			cp.Err = &e
-		}
-		res = &cp
-	case f := <-finished:
-		if f.err != nil {
-			return f.res, f.err
-		}
-		res = f.res
-	}
-	if dir == "" || noFiles {
-		return res, nil
-	}
-	if full := p.workspaces.overLimit(s, dir); full != nil {
-		switch {
-		case res.Err == nil, res.Err.Kind == "killed":
-			res.Err = &sandbox.ScriptError{Kind: "limit", Msg: full.Error()}
-		default:
-			res.Err.Msg += "; and " + full.Error()
-		}
-	} else if res.Err != nil && noSpace(res.Err.Msg) {
-		// The tmpfs on the workspace refused a write (workspace_mount.go).
-		res.Err.Msg += fmt.Sprintf("; the session's workspace is full: it holds at most %s (sandbox.workspace_size); delete files it no longer needs, or write less",
-			formatBytes(p.workspaces.limit))
-	}
-	return res, nil
-}
-
-// noSpace reports whether a script's error is a write refused for want
-// of space: Python's OSError [Errno 28], node's ENOSPC.
-func noSpace(msg string) bool {
-	return strings.Contains(msg, "No space left on device") || strings.Contains(msg, "ENOSPC") ||
-		strings.Contains(msg, "Disk quota exceeded")
-}
-
-// tails counts the runs answered at done whose processes are still being
-// torn down; wait returns when there are none.
-type tails struct {
-	mu   sync.Mutex
-	n    int
-	zero *sync.Cond
-}
-
-func (t *tails) add() {
-	t.mu.Lock()
-	t.n++
-	t.mu.Unlock()
-}
-
-func (t *tails) done() {
-	t.mu.Lock()
-	if t.n--; t.n == 0 && t.zero != nil {
-		t.zero.Broadcast()
-	}
-	t.mu.Unlock()
-}
-
-func (t *tails) wait() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.zero == nil {
-		t.zero = sync.NewCond(&t.mu)
-	}
-	for t.n > 0 {
-		t.zero.Wait()
 	}
 }

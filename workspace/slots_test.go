@@ -1,4 +1,4 @@
-package proxy
+package workspace
 
 import (
 	"context"
@@ -8,19 +8,19 @@ import (
 
 // A session that filled its share leaves a slot for another session.
 func TestRunSlotsLeaveOneForAnother(t *testing.T) {
-	r := newRunSlots(4)
-	a, b := &Session{}, &Session{}
+	r := NewSlots(4)
+	a, b := &Owner{}, &Owner{}
 	for range 3 {
-		if _, _, err := r.acquire(context.Background(), a); err != nil {
+		if _, _, err := r.Acquire(context.Background(), a); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, _, err := r.acquire(ctx, a); err == nil {
+	if _, _, err := r.Acquire(ctx, a); err == nil {
 		t.Fatal("a session took every slot")
 	}
-	release, waited, err := r.acquire(context.Background(), b)
+	release, waited, err := r.Acquire(context.Background(), b)
 	if err != nil || waited != 0 {
 		t.Fatalf("another session waited %v (err %v) with a slot kept free", waited, err)
 	}
@@ -31,13 +31,13 @@ func TestRunSlotsLeaveOneForAnother(t *testing.T) {
 // session that queued one run behind another's three gets the second
 // slot freed, not the fourth.
 func TestRunSlotsRoundRobin(t *testing.T) {
-	r := newRunSlots(2) // a share of one slot each
-	a, b, c := &Session{}, &Session{}, &Session{}
-	relA, _, _ := r.acquire(context.Background(), a)
-	relB, _, _ := r.acquire(context.Background(), b)
+	r := NewSlots(2) // a share of one slot each
+	a, b, c := &Owner{}, &Owner{}, &Owner{}
+	relA, _, _ := r.Acquire(context.Background(), a)
+	relB, _, _ := r.Acquire(context.Background(), b)
 	granted := make(chan string, 8)
-	wait := func(name string, s *Session) {
-		rel, _, err := r.acquire(context.Background(), s)
+	wait := func(name string, s *Owner) {
+		rel, _, err := r.Acquire(context.Background(), s)
 		if err != nil {
 			t.Error(err)
 			return
@@ -68,12 +68,12 @@ func TestRunSlotsRoundRobin(t *testing.T) {
 	}
 }
 
-func waitQueued(t *testing.T, r *runSlots, s *Session, n int) {
+func waitQueued(t *testing.T, r *Slots, o *Owner, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r.mu.Lock()
-		q := len(s.runs.waiting)
+		q := len(o.slots.waiting)
 		r.mu.Unlock()
 		if q >= n {
 			return
