@@ -63,7 +63,7 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// prompts mirrored from upstreams): they were listed upstream
 		// with no client session, hence no vault, in reach. Everything
 		// else an upstream answers is tokenized on the upstream edge.
-		{"pii", piiListsMiddleware(p.resourceOwner)},
+		{"pii", listsMiddleware(p.resourceOwner)},
 		// forward is innermost: it answers resources/read and
 		// logging/setLevel itself (forward.go), with the session and the
 		// vault already in its context, so an upstream's resource passes
@@ -149,6 +149,87 @@ func (p *Proxy) callChain() []namedCall {
 		// edge restores only what it allowed. A refusal passes policy on
 		// its way out, so the call's audit line records it.
 		{"flows", p.guard.flowsMiddleware()},
+	}
+}
+
+// ownChain wraps every call of a tool of one of toolfold's own providers
+// (the skills, Options.Providers), as upstreamChain wraps the pool's: the
+// provider's edge, where the call leaves toolfold for the tool itself.
+// providers.dispatch hands every provider its calls alike; each provider's
+// edge traces them and tokenizes its answers.
+func (p *Proxy) ownChain(provider string) []namedOwn {
+	return []namedOwn{
+		// trace opens the call's INTERNAL span and counts it
+		// (toolfold.provider.tool_calls), as the upstream edge's trace
+		// does for an upstream's call.
+		{"trace", traceOwn(p.tel, provider)},
+		// pii is innermost, as rewrite is on the upstream edge: the
+		// tokenizer (tokenizer.go) replaces personal data in the result
+		// before anything above it sees the result.
+		{"pii", p.pii.ownAnswers()},
+	}
+}
+
+// ownCallFunc calls a tool of one of toolfold's own providers;
+// ownMiddleware wraps one.
+type (
+	ownCallFunc   func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+	ownMiddleware func(next ownCallFunc) ownCallFunc
+)
+
+// namedOwn is an ownChain entry.
+type namedOwn struct {
+	name string
+	mw   ownMiddleware
+}
+
+// ownProvider is a provider of toolfold's own behind its edge (ownChain).
+type ownProvider struct {
+	Provider
+	call ownCallFunc
+}
+
+// CallTool calls the tool through the provider's edge.
+func (o ownProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return o.call(ctx, server, params)
+}
+
+// ownEdges puts each of toolfold's own providers behind its edge.
+func (p *Proxy) ownEdges(list []Provider) []Provider {
+	out := make([]Provider, len(list))
+	for i, pr := range list {
+		out[i] = ownProvider{Provider: pr, call: composeOwn(p.ownChain(pr.Name()))(pr.CallTool)}
+	}
+	return out
+}
+
+// composeOwn joins an ownChain into one wrapper, the first entry
+// outermost, each reporting to chainProbe (edge "own") when a test set it.
+func composeOwn(chain []namedOwn) ownMiddleware {
+	return func(final ownCallFunc) ownCallFunc {
+		h := final
+		for i := len(chain) - 1; i >= 0; i-- {
+			e := chain[i]
+			inner := e.mw(h)
+			h = func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+				if probe := chainProbe; probe != nil {
+					probe("own", e.name, "tools/call")
+				}
+				return inner(ctx, server, params)
+			}
+		}
+		return h
+	}
+}
+
+// traceOwn is ownChain's trace entry (telemetry.traceProviderCall).
+func traceOwn(t *telemetry, provider string) ownMiddleware {
+	return func(next ownCallFunc) ownCallFunc {
+		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			return t.traceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
+				return next(ctx, server, params)
+			})
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/rewrite"
 )
 
 // A Provider is a source of tools for the catalog: the upstream pool, or
@@ -36,7 +35,8 @@ type Provider interface {
 	// sees; an error is a failure to call it (an *UnavailableError for a
 	// server that cannot take calls now). ctx carries the client session's
 	// PII vault (rewrite.FromContext): arguments hold tokens where the
-	// model saw tokens.
+	// model saw tokens; the result is tokenized on the provider's edge
+	// (chain.go), not by the provider.
 	CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
 	// Watch is called once, by New, before anything else: the provider
 	// calls changed (from any goroutine, without holding its locks)
@@ -148,10 +148,10 @@ func summarize(res *mcp.CallToolResult) callResult {
 	return callResult{Bytes: jsonSize(res, 1<<30), IsError: res.IsError}
 }
 
-// dispatch calls a tool of server on the provider that owns it. The upstream
-// pool's calls are traced and tokenized on the upstream edge
-// (upstreamChain); every other provider's here, the same way: a span and
-// the tool-call counter, and PII in the result replaced by tokens.
+// dispatch calls a tool of server on the provider that owns it. Every
+// provider's call is traced and its answer tokenized on the provider's own
+// edge, the same way for all (chain.go): the pool's on the upstream edge
+// (upstreamChain), toolfold's own providers' on theirs (ownChain).
 func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	ps.mu.Lock()
 	pr, ok := ps.owner[server]
@@ -159,23 +159,7 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 	if !ok {
 		return nil, fmt.Errorf("no server named %q; search_tools lists the servers", server)
 	}
-	if _, pool := pr.(*Pool); pool {
-		return pr.CallTool(ctx, server, params)
-	}
-	return ps.tel.traceProviderCall(ctx, pr.Name(), server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		res, err := pr.CallTool(ctx, server, params)
-		v := rewrite.FromContext(ctx).From(server + "." + params.Name)
-		if v == nil {
-			return res, err
-		}
-		if err != nil {
-			return nil, v.TokenizeError(err)
-		}
-		if res != nil {
-			v.TokenizeResult(res)
-		}
-		return res, nil
-	})
+	return pr.CallTool(ctx, server, params)
 }
 
 // The upstream pool is the first provider.
