@@ -162,11 +162,11 @@ func (p *Proxy) ownChain(provider string) []namedOwn {
 		// trace opens the call's INTERNAL span and counts it
 		// (toolfold.provider.tool_calls), as the upstream edge's trace
 		// does for an upstream's call.
-		{"trace", traceOwn(p.tel, provider)},
+		{"trace", p.traceOwn(provider)},
 		// pii is innermost, as rewrite is on the upstream edge: the
 		// tokenizer (tokenizer.go) replaces personal data in the result
 		// before anything above it sees the result.
-		{"pii", p.pii.ownAnswers()},
+		{"pii", p.ownAnswers()},
 	}
 }
 
@@ -181,26 +181,6 @@ type (
 type namedOwn struct {
 	name string
 	mw   ownMiddleware
-}
-
-// ownProvider is a provider of toolfold's own behind its edge (ownChain).
-type ownProvider struct {
-	Provider
-	call ownCallFunc
-}
-
-// CallTool calls the tool through the provider's edge.
-func (o ownProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	return o.call(ctx, server, params)
-}
-
-// ownEdges puts each of toolfold's own providers behind its edge.
-func (p *Proxy) ownEdges(list []Provider) []Provider {
-	out := make([]Provider, len(list))
-	for i, pr := range list {
-		out[i] = ownProvider{Provider: pr, call: composeOwn(p.ownChain(pr.Name()))(pr.CallTool)}
-	}
-	return out
 }
 
 // composeOwn joins an ownChain into one wrapper, the first entry
@@ -222,11 +202,26 @@ func composeOwn(chain []namedOwn) ownMiddleware {
 	}
 }
 
-// traceOwn is ownChain's trace entry (telemetry.traceProviderCall).
-func traceOwn(t *telemetry, provider string) ownMiddleware {
+// ownAnswers is ownChain's pii entry: the result of a tool of toolfold's
+// own provider, or its error, tokenized by the tokenizer (piiState.answer,
+// tokenizer.go) as an upstream's is on the upstream edge.
+func (p *Proxy) ownAnswers() ownMiddleware {
 	return func(next ownCallFunc) ownCallFunc {
 		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-			return t.traceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, server, params)
+			if err := p.pii.answer(ctx, server, server+"."+params.Name, res, err); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+	}
+}
+
+// traceOwn is ownChain's trace entry (telemetry.traceProviderCall).
+func (p *Proxy) traceOwn(provider string) ownMiddleware {
+	return func(next ownCallFunc) ownCallFunc {
+		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			return p.tel.traceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
 				return next(ctx, server, params)
 			})
 		}

@@ -162,6 +162,27 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 	return pr.CallTool(ctx, server, params)
 }
 
+// ownProvider is a provider of toolfold's own behind its edge (ownChain).
+type ownProvider struct {
+	Provider
+	call ownCallFunc
+}
+
+// CallTool calls the tool through the provider's edge.
+func (o ownProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return o.call(ctx, server, params)
+}
+
+// ownEdges puts each of toolfold's own providers in list behind its edge,
+// the chain edge gives for the provider's name (Proxy.ownChain).
+func ownEdges(list []Provider, edge func(provider string) []namedOwn) []Provider {
+	out := make([]Provider, len(list))
+	for i, pr := range list {
+		out[i] = ownProvider{Provider: pr, call: composeOwn(edge(pr.Name()))(pr.CallTool)}
+	}
+	return out
+}
+
 // The upstream pool is the first provider.
 var _ Provider = (*Pool)(nil)
 

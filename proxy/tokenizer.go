@@ -11,17 +11,18 @@ import (
 )
 
 // The tokenizer: every path a value takes toward the client, and toward
-// the people and records that see only what the model sees, passes one of
-// piiState's methods in this file, each replacing personal data with the
-// session's tokens (package rewrite). No other file of the package calls a
-// vault's tokenizing methods (TestTokenizingOnlyInTokenizer). The paths,
-// the ones e2e's TestPIIOnEveryPath and TestNoRawValueInDescriptionsSkillsSpansLogs
-// walk, and where each is called from:
+// the people and records that see only what the model sees, passes one
+// function of this file (piiState's methods, and listsMiddleware), each
+// replacing personal data with the session's tokens (package rewrite).
+// No other file of the package calls a vault's tokenizing methods
+// (TestTokenizingOnlyInTokenizer fails on one). The paths, those e2e's
+// TestPIIOnEveryPath and TestNoRawValueInDescriptionsSkillsSpansLogs walk,
+// and where each is called from:
 //
 //	tool results and their errors     answer: on each provider's edge, innermost
 //	                                  (the pool's: upstreamChain's rewrite,
 //	                                  rewriteMiddleware; toolfold's own
-//	                                  providers': ownChain's pii, ownAnswers)
+//	                                  providers': ownChain's pii entry)
 //	resources/read, resources/list,   answer too, on the upstream edge
 //	prompts/get, completion/complete
 //	lists served from the registry    listsMiddleware: clientChain's pii entry
@@ -79,20 +80,6 @@ func (st *piiState) answer(ctx context.Context, server, origin string, res mcp.R
 		v.TokenizeComplete(r)
 	}
 	return nil
-}
-
-// ownAnswers is ownChain's pii entry: a tool result of toolfold's own
-// provider, tokenized by answer as an upstream's is on its edge.
-func (st *piiState) ownAnswers() ownMiddleware {
-	return func(next ownCallFunc) ownCallFunc {
-		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, server, params)
-			if err := st.answer(ctx, server, server+"."+params.Name, res, err); err != nil {
-				return nil, err
-			}
-			return res, nil
-		}
-	}
 }
 
 // listsMiddleware tokenizes, with the vault of the request's session,
