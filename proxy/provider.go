@@ -57,8 +57,7 @@ type ProvidedServer struct {
 // providers is the proxy's providers and which one owns each server.
 type providers struct {
 	log   *slog.Logger
-	tel   *telemetry
-	list  []Provider     // the upstream pool first
+	list  []Provider     // the upstream pool, then toolfold's own behind their edges (ownEdges)
 	chain callMiddleware // callChain, composed (chain.go); nil: none
 
 	mu     sync.Mutex
@@ -66,8 +65,8 @@ type providers struct {
 	warned map[string]bool     // collisions already logged
 }
 
-func newProviders(log *slog.Logger, tel *telemetry, list []Provider) *providers {
-	return &providers{log: log, tel: tel, list: list, owner: map[string]Provider{}, warned: map[string]bool{}}
+func newProviders(log *slog.Logger, list []Provider) *providers {
+	return &providers{log: log, list: list, owner: map[string]Provider{}, warned: map[string]bool{}}
 }
 
 // servers lists every provider's servers, in provider order, and notes

@@ -203,7 +203,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.trees = newCodeTrees(log)
 	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
 	own := append([]Provider{p.skillTools}, opts.Providers...)
-	p.tools = newProviders(log, p.tel, append([]Provider{p.pool}, ownEdges(own, p.ownChain)...)) // chain.go
+	p.tools = newProviders(log, append([]Provider{p.pool}, ownEdges(own, p.ownChain)...)) // chain.go
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
 	p.guard.obs = opts.Observer
