@@ -1,18 +1,17 @@
 package proxy
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/toolfold/toolfold/index"
-	"github.com/toolfold/toolfold/rewrite"
 )
 
 // The catalog is shared by every client session, but what upstreams
 // wrote about their tools may hold personal data ("contact the owner at
 // erin@example.com"), which each session must see as its own tokens. The
 // catalog's texts are scanned once, as it is built (catalogPII); a search
-// tokenizes what it rendered, with the session's vault, only when it
+// tokenizes what it rendered (piiState.searchText, tokenizer.go), with the
+// session's vault, only when it
 // shows a tool or server whose text held something, or nothing matched
 // (the answer then quotes the query): most searches cost nothing more.
 
@@ -64,14 +63,4 @@ func (c *catalogPII) mayHold(ix *index.Index, hits []index.Hit) bool {
 		}
 	}
 	return false
-}
-
-// tokenizeSearch is text, rendered from ix for hits, tokenized with the
-// vault of ctx where it may hold personal data.
-func (p *Proxy) tokenizeSearch(ctx context.Context, ix *index.Index, hits []index.Hit, text string) string {
-	v := rewrite.FromContext(ctx)
-	if v == nil || !p.catalogPII.Load().mayHold(ix, hits) {
-		return text
-	}
-	return v.Tokenize(text)
 }

@@ -64,7 +64,7 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// prompts mirrored from upstreams): they were listed upstream
 		// with no client session, hence no vault, in reach. Everything
 		// else an upstream answers is tokenized on the upstream edge.
-		{"pii", piiListsMiddleware(p.resourceOwner)},
+		{"pii", listsMiddleware(p.resourceOwner)},
 		// forward is innermost: it answers resources/read and
 		// logging/setLevel itself (forward.go), with the session and the
 		// vault already in its context, so an upstream's resource passes
@@ -163,6 +163,82 @@ func (p *Proxy) callChain() []namedCall {
 		// edge restores only what it allowed. A refusal passes policy on
 		// its way out, so the call's audit line records it.
 		{"flows", p.guard.flowsMiddleware()},
+	}
+}
+
+// ownChain wraps every call of a tool of one of toolfold's own providers
+// (the skills, Options.Providers), as upstreamChain wraps the pool's: the
+// provider's edge, where the call leaves toolfold for the tool itself.
+// providers.dispatch hands every provider its calls alike; each provider's
+// edge traces them and tokenizes its answers.
+func (p *Proxy) ownChain(provider string) []namedOwn {
+	return []namedOwn{
+		// trace opens the call's INTERNAL span and counts it
+		// (toolfold.provider.tool_calls), as the upstream edge's trace
+		// does for an upstream's call.
+		{"trace", p.traceOwn(provider)},
+		// pii is innermost, as rewrite is on the upstream edge: the
+		// tokenizer (tokenizer.go) replaces personal data in the result
+		// before anything above it sees the result.
+		{"pii", p.ownAnswers()},
+	}
+}
+
+// ownCallFunc calls a tool of one of toolfold's own providers;
+// ownMiddleware wraps one.
+type (
+	ownCallFunc   func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+	ownMiddleware func(next ownCallFunc) ownCallFunc
+)
+
+// namedOwn is an ownChain entry.
+type namedOwn struct {
+	name string
+	mw   ownMiddleware
+}
+
+// composeOwn joins an ownChain into one wrapper, the first entry
+// outermost, each reporting to chainProbe (edge "own") when a test set it.
+func composeOwn(chain []namedOwn) ownMiddleware {
+	return func(final ownCallFunc) ownCallFunc {
+		h := final
+		for i := len(chain) - 1; i >= 0; i-- {
+			e := chain[i]
+			inner := e.mw(h)
+			h = func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+				if probe := chainProbe; probe != nil {
+					probe("own", e.name, "tools/call")
+				}
+				return inner(ctx, server, params)
+			}
+		}
+		return h
+	}
+}
+
+// ownAnswers is ownChain's pii entry: the result of a tool of toolfold's
+// own provider, or its error, tokenized by the tokenizer (piiState.answer,
+// tokenizer.go) as an upstream's is on the upstream edge.
+func (p *Proxy) ownAnswers() ownMiddleware {
+	return func(next ownCallFunc) ownCallFunc {
+		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, server, params)
+			if err := p.pii.answer(ctx, server, server+"."+params.Name, res, err); err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+	}
+}
+
+// traceOwn is ownChain's trace entry (telemetry.traceProviderCall).
+func (p *Proxy) traceOwn(provider string) ownMiddleware {
+	return func(next ownCallFunc) ownCallFunc {
+		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+			return p.tel.traceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
+				return next(ctx, server, params)
+			})
+		}
 	}
 }
 

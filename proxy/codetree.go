@@ -355,8 +355,8 @@ func (p *Proxy) treeCatalog(ix *index.Index, pii *catalogPII) {
 					Notes: sk.Notes, Code: sk.Code, Parameters: sk.Parameters, Result: sk.Result})
 			}
 			wo := &codeapi.WriteOptions{Language: lang}
-			if s != nil && s.vault != nil {
-				wo.Tokenize, wo.LinkFrom = s.vault.Tokenize, linkFrom
+			if tok := p.pii.treeText(s); tok != nil { // tokenizer.go
+				wo.Tokenize, wo.LinkFrom = tok, linkFrom
 			}
 			return codeapi.Write(dir, c, wo)
 		}

@@ -6,8 +6,8 @@
 //	                                                       ├─▶ run_script ─▶ sandbox.Runner ─▶ scriptHost
 //	                                                       └─▶ passthrough tools ─┐
 //	scriptHost ─────────────────────────────────────────────▶ providers ◀─────────┘
-//	providers ─[policy]─▶ upstream.Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
-//	          └▶ Options.Providers (skills) ─[trace, pii]─▶ in-process tools
+//	providers ─[policy, flows]─▶ upstream.Pool ─▶ upstream mcp.Client ─[track, order, trace, log, discover, rewrite]─▶ upstream server
+//	          └▶ skills, Options.Providers ─[trace, pii]─▶ in-process tools
 //
 // A Proxy is built from a validated config.Config (New), connects every
 // upstream concurrently in the background (Start), and serves its
@@ -25,10 +25,12 @@
 // adds more, such as saved skills. The catalog, search_tools' server list,
 // the script bridge (host.go), passthrough and hybrid exposure (mirror.go)
 // and telemetry see every provider's tools alike; a call goes to the
-// provider that owns the tool's server. A provider of toolfold's own gets
-// an INTERNAL span and toolfold.provider.tool_calls per call, and its
-// results are tokenized like an upstream's. A provider tells the proxy
-// its tools changed through the function it gets in Watch.
+// provider that owns the tool's server, every provider's the same way
+// (providers.dispatch): each provider's edge traces the call and
+// tokenizes its answer, the pool's on the upstream edge, toolfold's own on
+// theirs (ownChain: an INTERNAL span, toolfold.provider.tool_calls, and
+// the tokenizer). A provider tells the proxy its tools changed through
+// the function it gets in Watch.
 //
 // The catalog (an immutable *index.Index) is rebuilt whenever a provider's
 // tools change: an upstream connects, drops, or announces
@@ -84,22 +86,25 @@
 // and puts it in the context; it ends in one place (sessions.end) whatever
 // ended it.
 //
-// Personal data (rewrite.go, package rewrite): the session middleware puts
-// the session's token vault in the context; the upstream edge's rewrite
-// middleware, innermost, uses it to restore tokens in what goes upstream
-// and to tokenize what comes back, resources/read and prompts/get as much
-// as tool results. The lists served from toolfold's own registry
-// (resources, templates, prompts mirrored from upstreams) are tokenized
-// per session by the client edge's pii middleware; what an upstream sends
-// a client outside a request (log, progress, sampling, elicitation) by
-// rewrite_forward.go; an upstream's stderr is redacted as it is read.
-// What upstreams write about their tools reaches a session tokenized too:
-// tools/list by the pii middleware, search_tools as it renders
-// (catalogpii.go). Spans record content through the session's vault
-// (telemetry.scrub), a skill holding personal data is refused
-// (skills.go), and RedactLogger redacts the log.
-// The upstream sessions are shared by all client sessions; the vault
-// travels with the request instead.
+// Personal data (package rewrite): the session middleware puts the
+// session's token vault in the context, and one component, the tokenizer
+// (tokenizer.go), replaces personal data with that vault's tokens on every
+// path a value takes toward the client, one method per path: each
+// provider's answers (tool results, errors, resources/read and
+// resources/list, prompts/get, completions) on the provider's edge,
+// innermost (the upstream edge's rewrite, rewrite.go; ownChain's pii);
+// the lists served from toolfold's own registry (tools, resources,
+// templates, prompts mirrored from upstreams) in the client edge's pii
+// entry; search_tools' text (catalogpii.go says when a search needs it)
+// and each session's servers/ tree; a run's answer, progress and log
+// messages; what an upstream sends a client outside a request (log,
+// progress, sampling, elicitation); and what the audit, the observer and
+// spans record. Its doc comment lists the paths and their callers; a test
+// fails on tokenizing in any other file. The upstream edge restores tokens
+// in what goes upstream (rewrite.go), a skill holding personal data is
+// refused (skills.go), an upstream's stderr is redacted as it is read,
+// and RedactLogger redacts the log. The upstream sessions are shared by
+// all client sessions; the vault travels with the request instead.
 //
 // OpenTelemetry (telemetry.go, the API only) traces every hop: a SERVER span
 // per client request continuing the client's trace from params._meta, an

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +54,7 @@ func (g *guard) flowsMiddleware() callMiddleware {
 			for _, t := range toks {
 				fc.Flows = append(fc.Flows, policy.Flow{Token: t.Token, Type: t.Type, Origins: t.Origins, To: c.Name})
 			}
-			fc.Args, fc.Tokens = shownArgs(ctx, c.Args)
+			fc.Args, fc.Tokens = g.pii.shownArgs(ctx, c.Args)
 			var approvals *policy.Approvals
 			if s := sessionOf(ctx); s != nil {
 				approvals = &s.approvals
@@ -155,24 +154,6 @@ func flowTarget(v *rewrite.Vault, up string, req mcp.Request) (string, []rewrite
 		return up + ".prompts/get", v.TokensIn(p.Arguments)
 	}
 	return "", nil
-}
-
-// shownArgs are a call's arguments as a person or the audit may read
-// them (modelArgs) and what each token in them stands for.
-func shownArgs(ctx context.Context, args json.RawMessage) (json.RawMessage, []policy.TokenNote) {
-	shown := modelArgs(ctx, args)
-	v := rewrite.FromContext(ctx)
-	if v == nil {
-		return shown, nil
-	}
-	var notes []policy.TokenNote
-	for _, tok := range rewrite.FindTokens(string(shown)) {
-		if info, ok := v.Describe(tok); ok {
-			notes = append(notes, policy.TokenNote{Token: tok, Type: info.Type, Origin: info.Origin,
-				Glimpse: info.Glimpse(), Value: info.Value})
-		}
-	}
-	return shown, notes
 }
 
 // originOf is the origin tokens minted from up's answer to req record:

@@ -144,7 +144,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 		defer done()
-		res, err := s.ss.CreateMessageWithTools(sctx, f.p.pii.samplingFor(s, up, req.Params))
+		res, err := s.ss.CreateMessageWithTools(sctx, f.p.pii.samplingRequest(s, up, req.Params))
 		f.p.pii.samplingBack(s, up, res)
 		return res, err
 	}
@@ -161,7 +161,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		for _, fl := range r.audience(ctx, up) {
 			sctx, done := f.sendCtx(ctx, fl.s, fl.ctx, notifyTimeout)
-			_ = fl.s.ss.Log(sctx, f.p.pii.logFor(fl.s, up, req.Params)) // filtered by the session's own level
+			_ = fl.s.ss.Log(sctx, f.p.pii.logMessage(fl.s, up, req.Params)) // filtered by the session's own level
 			done()
 		}
 	}
@@ -172,7 +172,7 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		p := *req.Params
 		p.ProgressToken = pr.token
-		f.p.pii.progressFor(pr.session, up, &p)
+		f.p.pii.progressMessage(pr.session, up, &p)
 		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, notifyTimeout)
 		defer done()
 		_ = pr.session.ss.NotifyProgress(sctx, &p)
@@ -285,7 +285,7 @@ func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitPar
 	sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 	defer done()
 	slot := &rawResult{}
-	res, err := s.ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitFor(s, up, params))
+	res, err := s.ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitRequest(s, up, params))
 	if err != nil {
 		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
 			f.p.pii.elicitBack(s, up, raw)

@@ -175,27 +175,7 @@ func (p *Proxy) observeStart(ctx context.Context, code string) {
 	}
 	run := runOf(ctx)
 	p.guard.obs.RunStarted(RunStart{Time: time.Now(), Session: auditSession(sessionOf(ctx)), RunID: run.id,
-		Language: run.lang, Code: shownCode(ctx, code)})
-}
-
-// shownCode is code as a person may see it: its personal data replaced
-// by the session's tokens, minted as the client's (the code is its
-// script's), and the tokens it holds already left as written.
-func shownCode(ctx context.Context, code string) string {
-	v := rewrite.FromContext(ctx)
-	if v == nil {
-		return code
-	}
-	raw, err := json.Marshal(code)
-	if err != nil {
-		return "(code not shown)"
-	}
-	shown, err := v.ShowJSON(raw)
-	var out string
-	if err != nil || json.Unmarshal(shown, &out) != nil {
-		return "(code not shown: it could not be tokenized)"
-	}
-	return out
+		Language: run.lang, Code: p.pii.shownCode(ctx, code)})
 }
 
 // observeEnd tells the observer that ctx's run ended with text.

@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/policy"
-	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -31,6 +30,7 @@ type guard struct {
 	pins   *policy.Pins  // nil: pinning is off (policy.pin_tools: false) or there is no store
 	audit  *audit.Log    // nil: the audit is off
 	obs    Observer      // nil: none (observer.go)
+	pii    *piiState     // tokenizes what the audit and the observer get (tokenizer.go); nil: PII off
 	log    *slog.Logger
 
 	tools atomic.Pointer[map[string]policy.Tool] // qualified name -> what a decision looks at
@@ -165,7 +165,7 @@ func (g *guard) middleware() callMiddleware {
 			var notes []policy.TokenNote
 			d := g.pol.Decide(t)
 			if g.audit != nil || g.obs != nil || d.Action == policy.Ask {
-				args, notes = shownArgs(ctx, c.Args)
+				args, notes = g.pii.shownArgs(ctx, c.Args)
 			}
 			ask := g.observed(ctx, askerOf(ctx), func() Approval {
 				why := d.Rule.String() + " asks a person first"
@@ -213,10 +213,7 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 		return
 	}
 	if err != nil {
-		r.Error = err.Error()
-		if v := rewrite.FromContext(ctx); v != nil {
-			r.Error = v.From(r.Tool).Tokenize(r.Error)
-		}
+		r.Error = g.pii.auditError(ctx, r.Tool, err) // tokenizer.go
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		r.TraceID = sc.TraceID().String()
@@ -238,24 +235,6 @@ func auditSession(s *Session) string {
 		return "stdio"
 	}
 	return SessionTag(s.id)
-}
-
-// modelArgs are a call's arguments as the model may see them: PII
-// replaced by the session's tokens (a script may hold a raw value its
-// author typed: its token records the client as its origin), for the
-// approval form and the audit; the tokens the arguments hold already stay
-// as they are, so the form shows them. The call itself is made with the
-// arguments as given.
-func modelArgs(ctx context.Context, args json.RawMessage) json.RawMessage {
-	v := rewrite.FromContext(ctx)
-	if v == nil || len(args) == 0 {
-		return args
-	}
-	b, err := v.ShowJSON(args)
-	if err != nil {
-		return json.RawMessage(`"(arguments not shown: not JSON)"`)
-	}
-	return b
 }
 
 // isRefusal reports whether err is the policy's refusal of a call; its

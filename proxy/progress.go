@@ -13,8 +13,8 @@ import (
 // client while the run runs, as notifications/progress when the request
 // carries a progress token, and as info log messages (notifications/message)
 // when the client's logging level lets info through. Each message is
-// tokenized as the final result is (RunScriptArgs, scanOutput); the result
-// itself is unchanged and still holds all the output.
+// tokenized as the final result is (piiState.runOutput, tokenizer.go);
+// the result itself is unchanged and still holds all the output.
 //
 // Output is coalesced: at most one message per progressInterval, each of at
 // most progressChunk bytes, cut after a line so that a value split across

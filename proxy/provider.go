@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/rewrite"
 )
 
 // A Provider is a source of tools for the catalog: the upstream pool, or
@@ -36,7 +35,8 @@ type Provider interface {
 	// sees; an error is a failure to call it (an *UnavailableError for a
 	// server that cannot take calls now). ctx carries the client session's
 	// PII vault (rewrite.FromContext): arguments hold tokens where the
-	// model saw tokens.
+	// model saw tokens; the result is tokenized on the provider's edge
+	// (chain.go), not by the provider.
 	CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
 	// Watch is called once, by New, before anything else: the provider
 	// calls changed (from any goroutine, without holding its locks)
@@ -57,8 +57,7 @@ type ProvidedServer struct {
 // providers is the proxy's providers and which one owns each server.
 type providers struct {
 	log   *slog.Logger
-	tel   *telemetry
-	list  []Provider     // the upstream pool first
+	list  []Provider     // the upstream pool, then toolfold's own behind their edges (ownEdges)
 	chain callMiddleware // callChain, composed (chain.go); nil: none
 
 	mu     sync.Mutex
@@ -66,8 +65,8 @@ type providers struct {
 	warned map[string]bool     // collisions already logged
 }
 
-func newProviders(log *slog.Logger, tel *telemetry, list []Provider) *providers {
-	return &providers{log: log, tel: tel, list: list, owner: map[string]Provider{}, warned: map[string]bool{}}
+func newProviders(log *slog.Logger, list []Provider) *providers {
+	return &providers{log: log, list: list, owner: map[string]Provider{}, warned: map[string]bool{}}
 }
 
 // servers lists every provider's servers, in provider order, and notes
@@ -148,10 +147,10 @@ func summarize(res *mcp.CallToolResult) callResult {
 	return callResult{Bytes: jsonSize(res, 1<<30), IsError: res.IsError}
 }
 
-// dispatch calls a tool of server on the provider that owns it. The upstream
-// pool's calls are traced and tokenized on the upstream edge
-// (upstreamChain); every other provider's here, the same way: a span and
-// the tool-call counter, and PII in the result replaced by tokens.
+// dispatch calls a tool of server on the provider that owns it. Every
+// provider's call is traced and its answer tokenized on the provider's own
+// edge, the same way for all (chain.go): the pool's on the upstream edge
+// (upstreamChain), toolfold's own providers' on theirs (ownChain).
 func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	ps.mu.Lock()
 	pr, ok := ps.owner[server]
@@ -159,21 +158,26 @@ func (ps *providers) dispatch(ctx context.Context, server string, params *mcp.Ca
 	if !ok {
 		return nil, fmt.Errorf("no server named %q; search_tools lists the servers", server)
 	}
-	if _, pool := pr.(upstreamProvider); pool {
-		return pr.CallTool(ctx, server, params)
+	return pr.CallTool(ctx, server, params)
+}
+
+// ownProvider is a provider of toolfold's own behind its edge (ownChain).
+type ownProvider struct {
+	Provider
+	call ownCallFunc
+}
+
+// CallTool calls the tool through the provider's edge.
+func (o ownProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return o.call(ctx, server, params)
+}
+
+// ownEdges puts each of toolfold's own providers in list behind its edge,
+// the chain edge gives for the provider's name (Proxy.ownChain).
+func ownEdges(list []Provider, edge func(provider string) []namedOwn) []Provider {
+	out := make([]Provider, len(list))
+	for i, pr := range list {
+		out[i] = ownProvider{Provider: pr, call: composeOwn(edge(pr.Name()))(pr.CallTool)}
 	}
-	return ps.tel.traceProviderCall(ctx, pr.Name(), server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		res, err := pr.CallTool(ctx, server, params)
-		v := rewrite.FromContext(ctx).From(server + "." + params.Name)
-		if v == nil {
-			return res, err
-		}
-		if err != nil {
-			return nil, v.TokenizeError(err)
-		}
-		if res != nil {
-			v.TokenizeResult(res)
-		}
-		return res, nil
-	})
+	return out
 }

@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +52,9 @@ func (f *fakeProvider) CallTool(_ context.Context, server string, params *mcp.Ca
 	f.mu.Unlock()
 	var in struct{ Title string }
 	_ = json.Unmarshal(args, &in)
+	if in.Title == "missing" {
+		return nil, errors.New("no note; ask ann.lee@example.com")
+	}
 	// The address stands for personal data a provider's tool may return.
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "note " + in.Title + ": write to ann.lee@example.com"}}}, nil
 }
@@ -182,5 +187,39 @@ func TestProviderCallsAreTraced(t *testing.T) {
 	want := map[string]string{"toolfold.provider": "fake", "toolfold.server": "notes", "toolfold.outcome": "ok"}
 	if got := sumOf(rig.metrics(t)["toolfold.provider.tool_calls"], want); got != 1 {
 		t.Errorf("toolfold.provider.tool_calls %v = %d, want 1", want, got)
+	}
+}
+
+// TestOwnProviderEdge: a call of a tool of toolfold's own provider meets
+// its edge (ownChain) in the declared order, and its result and its error
+// reach the client tokenized there, as an upstream's do on the upstream
+// edge: providers.dispatch treats every provider alike.
+func TestOwnProviderEdge(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	chainProbe = func(edge, name, _ string) {
+		if edge == "own" {
+			mu.Lock()
+			seen = append(seen, name)
+			mu.Unlock()
+		}
+	}
+	t.Cleanup(func() { chainProbe = nil })
+	cfg := testConfig()
+	cfg.Expose.Mode = config.ExposePassthrough
+	_, cs := startProxyWith(t, cfg, &Options{Providers: []Provider{newFakeProvider("notes")}})
+
+	if text, isErr := callText(t, cs, "lookup_note", map[string]any{"title": "x"}); isErr || text != "note x: write to [EMAIL_1]" {
+		t.Errorf("the provider's result: isError=%v %q, want it tokenized", isErr, text)
+	}
+	mu.Lock()
+	got := slices.Clone(seen)
+	mu.Unlock()
+	if diff := cmp.Diff([]string{"trace", "pii"}, got); diff != "" {
+		t.Errorf("the provider's edge (-declared +met):\n%s", diff)
+	}
+	text, isErr := callText(t, cs, "lookup_note", map[string]any{"title": "missing"})
+	if !isErr || strings.Contains(text, "ann.lee@example.com") || !strings.Contains(text, "[EMAIL_1]") {
+		t.Errorf("the provider's error: isError=%v %q, want it tokenized", isErr, text)
 	}
 }

@@ -199,10 +199,12 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	p.skillTools = &skillProvider{p: p, full: skillPoll, quick: skillVersionPoll}
 	p.trees = newCodeTrees(log)
 	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
-	p.tools = newProviders(log, p.tel, append([]Provider{upstreamProvider{p.pool}, p.skillTools}, opts.Providers...))
+	own := append([]Provider{p.skillTools}, opts.Providers...)
+	p.tools = newProviders(log, append([]Provider{upstreamProvider{p.pool}}, ownEdges(own, p.ownChain)...)) // chain.go
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
 	p.guard.obs = opts.Observer
+	p.guard.pii = p.pii // the audit and the observer see tokens (tokenizer.go)
 	if p.pii != nil {
 		p.pii.guard = p.guard // flow decisions on the upstream edge are audited too
 	}

@@ -23,9 +23,13 @@ import (
 //     session (RunScript from a command or a test) gets a vault of its own.
 //  3. upstreamChain's rewriteMiddleware, innermost on the upstream edge,
 //     takes the vault from the context: it restores tokens in what goes
-//     to the upstream and tokenizes what comes back, so the upstream
-//     sessions can stay shared between client sessions, and the log and
-//     trace middlewares around it only ever see tokens.
+//     to the upstream and has the tokenizer (tokenizer.go, piiState.answer)
+//     tokenize what comes back, so the upstream sessions can stay shared
+//     between client sessions, and the log and trace middlewares around
+//     it only ever see tokens.
+//
+// What is tokenized on every other path toward the client is listed, each
+// with its one method, in tokenizer.go.
 
 // piiState is the proxy's PII policy and its client sessions' vaults.
 type piiState struct {
@@ -109,57 +113,6 @@ func (s *piiState) redactFunc() func(string) string {
 	return s.det.Redact
 }
 
-// scrubFunc is what telemetry records through (telemetry.scrub): text
-// with the values the vault of ctx holds or mints as their tokens, or,
-// where no session is at hand, the detected values as their types
-// ([EMAIL]). Nil when PII rewriting is off.
-func (s *piiState) scrubFunc() func(context.Context, string) string {
-	if s == nil {
-		return nil
-	}
-	return func(ctx context.Context, text string) string {
-		if v := rewrite.FromContext(ctx); v != nil {
-			return v.ScanOutput(text)
-		}
-		return s.det.Redact(text)
-	}
-}
-
-// piiListsMiddleware tokenizes, with the vault of the request's session,
-// copies of the lists the SDK serves from toolfold's registry: tools,
-// resources, templates, prompts. A resource's tokens record the upstream
-// that listed it (owner) as their origin, so a URI read back goes to its
-// own server freely.
-func piiListsMiddleware(owner func(exposedURI string) string) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			v := rewrite.FromContext(ctx)
-			if v == nil || err != nil {
-				return res, err
-			}
-			switch r := res.(type) {
-			case *mcp.ListResourcesResult:
-				return v.ResourcesFrom(r, func(res *mcp.Resource) string {
-					if up := owner(res.URI); up != "" {
-						return up + ".resources/list"
-					}
-					return "" // unknown: its tokens go nowhere without a person's yes
-				}), nil
-			case *mcp.ListResourceTemplatesResult:
-				return v.TemplatesFor(r), nil
-			case *mcp.ListPromptsResult:
-				return v.PromptsFor(r), nil
-			case *mcp.ListToolsResult:
-				// Upstream tools in passthrough and hybrid, and the
-				// server purposes in search_tools' description.
-				return v.ToolsFor(r), nil
-			}
-			return res, err
-		}
-	}
-}
-
 // withVault returns ctx carrying v and the policy.
 func (s *piiState) withVault(ctx context.Context, v *rewrite.Vault) context.Context {
 	return context.WithValue(rewrite.NewContext(ctx, v), piiKey{}, s)
@@ -197,15 +150,7 @@ func rewriteMiddleware(up string) mcp.Middleware {
 			}
 			req = detokenizeRequest(v, req)
 			res, err := next(ctx, method, req)
-			if s != nil && s.trusted[up] {
-				return res, err
-			}
-			v = v.From(originOf(up, method, req))
-			if err != nil {
-				return res, v.TokenizeError(err)
-			}
-			tokenizeResult(v, res)
-			return res, nil
+			return res, s.answer(ctx, up, originOf(up, method, req), res, err) // tokenizer.go
 		}
 	}
 }
@@ -253,20 +198,4 @@ func sameBytes(a, b any) bool {
 	ra, ok := a.(json.RawMessage)
 	rb, ok2 := b.(json.RawMessage)
 	return ok && ok2 && len(ra) == len(rb) && len(ra) > 0 && &ra[0] == &rb[0]
-}
-
-// tokenizeResult tokenizes, in place, the answers that carry upstream data.
-func tokenizeResult(v *rewrite.Vault, res mcp.Result) {
-	switch r := res.(type) {
-	case *mcp.CallToolResult:
-		v.TokenizeResult(r)
-	case *mcp.ReadResourceResult:
-		v.TokenizeReadResource(r)
-	case *mcp.GetPromptResult:
-		v.TokenizePrompt(r)
-	case *mcp.ListResourcesResult:
-		v.TokenizeResourceList(r)
-	case *mcp.CompleteResult:
-		v.TokenizeComplete(r)
-	}
 }

@@ -228,7 +228,7 @@ func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mc
 	var onOutput func([]byte)
 	if pr := progressOf(ctx); pr != nil {
 		pr.logger = "skills." + params.Name
-		onOutput = pr.start(func(s string) string { return sp.p.scanOutput(ctx, host, s) })
+		onOutput = pr.start(func(s string) string { return sp.p.pii.runOutput(ctx, host, s) })
 		defer pr.stop() // before the answer: no progress after it
 	}
 	v, err := sp.p.runSkill(ctx, host, params.Name, args, onOutput)

@@ -16,7 +16,6 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/internal/bytesize"
-	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -210,7 +209,7 @@ func (p *Proxy) searchCatalog(ctx context.Context, query, detail string, limit i
 	}
 	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
 	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore(), Label: p.guard.label})
-	return p.tokenizeSearch(ctx, ix, hits, text), len(hits), nil
+	return p.pii.searchText(ctx, p.catalogPII.Load(), ix, hits, text), len(hits), nil
 }
 
 type runArgs struct {
@@ -275,7 +274,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 	sreq.Tree, releaseTree = p.trees.acquire(ctx, sessionOf(ctx)) // codetree.go
 	defer releaseTree()
 	if pr := progressOf(ctx); pr != nil {
-		sreq.OnOutput = pr.start(func(s string) string { return p.scanOutput(ctx, host, s) })
+		sreq.OnOutput = pr.start(func(s string) string { return p.pii.runOutput(ctx, host, s) })
 		defer pr.stop() // before the answer: no progress after it
 	}
 	res, err := p.workspaces.Run(ctx, sessionOf(ctx).workspace(), runner, sreq, host)
@@ -291,23 +290,13 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		p.observeEnd(ctx, start, host, 0, text, true)
 		return text, true, nil
 	}
-	text = p.scanOutput(ctx, host, p.renderRun(res, host.resultTokens.Load(), waited)+pageAskNote(ctx))
+	text = p.pii.runOutput(ctx, host, p.renderRun(res, host.resultTokens.Load(), waited)+pageAskNote(ctx))
 	if res.Err != nil {
 		err = res.Err
 	}
 	p.auditRun(ctx, start, code, res, len(text), err)
 	p.observeEnd(ctx, start, host, res.ToolCalls, text, res.Err != nil)
 	return text, res.Err != nil, nil
-}
-
-// scanOutput tokenizes personal data a script printed (decoded or
-// assembled from tokens, issue 15) in text, a run's answer or a piece of
-// its live output, with the vault of the run.
-func (p *Proxy) scanOutput(ctx context.Context, host *scriptHost, text string) string {
-	if p.pii == nil || len(p.pii.trusted) > 0 {
-		return text
-	}
-	return rewrite.FromContext(p.pii.scriptContext(ctx, host)).From(rewrite.OriginClient).ScanOutput(text)
 }
 
 // auditRun writes a run's audit line: res is nil when the sandbox could
@@ -321,10 +310,7 @@ func (p *Proxy) auditRun(ctx context.Context, start time.Time, code string, res 
 		r.Calls = res.ToolCalls
 	}
 	if p.guard.audit.CapturesCode() {
-		r.Code = code
-		if v := rewrite.FromContext(ctx); v != nil {
-			r.Code = v.Tokenize(code)
-		}
+		r.Code = p.pii.auditCode(ctx, code)
 	}
 	p.guard.record(ctx, r, err)
 }
