@@ -160,13 +160,17 @@ func (r *sessions) cancelID(id string) {
 	}
 }
 
-// liveHTTP counts the live HTTP sessions (http.max_sessions bounds them).
+// liveHTTP counts the live HTTP sessions (http.max_sessions bounds them):
+// those that initialized. A client's server/discover probe, which comes
+// before its initialize without a session id, gets a session of its own
+// from the SDK that ends with its answer; counted, it made the next
+// client's initialize a refusal while it lingered.
 func (r *sessions) liveHTTP() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for _, s := range r.all {
-		if s.id != "" {
+		if s.id != "" && s.ss.InitializeParams() != nil {
 			n++
 		}
 	}
