@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // fakeAuth is an MCP resource (/mcp) and its authorization server in one
@@ -475,7 +477,7 @@ func TestOpenerReturnsBeforeRedirect(t *testing.T) {
 		return nil
 	}
 	h := New("remote", f.srv.URL+"/mcp", Settings{}, &Options{Store: NewStore(filepath.Join(t.TempDir(), "oauth.json")), Open: launcher})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	start := time.Now()
 	if code, _, err := do(ctx, h, f.srv.URL+"/mcp"); err != nil || code != 200 {

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -95,7 +96,7 @@ func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
 	if !isErr || !strings.Contains(text, `upstream "remote" is unavailable`) || strings.Contains(text, "rejected by transport") {
 		t.Errorf("call after the server went away: %q; want it named unavailable, reconnecting", text)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for p.Status()[0].State == StateReady && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
@@ -99,7 +100,7 @@ func (e *elicitor) messages() []string {
 // when e is nil.
 func policyClient(t *testing.T, p *Proxy, e *elicitor, version string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)
@@ -365,7 +366,7 @@ func TestPolicyAsksOverHTTP(t *testing.T) {
 		ts := httptest.NewServer(p.HTTPHandler(""))
 		t.Cleanup(ts.Close)
 		e := &elicitor{answer: policy.ChoiceAllowOnce}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 		defer cancel()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, &mcp.ClientOptions{ElicitationHandler: e.handle}).
 			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: version})

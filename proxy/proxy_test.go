@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -98,7 +99,7 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 		o.Runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}
 	}
 	p := New(cfg, &o)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.Start(context.Background())
 	p.WaitReady(ctx)
@@ -110,7 +111,7 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 // at the test's end.
 func connectClient(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -128,7 +129,7 @@ func connectClient(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 
 func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -247,7 +248,7 @@ func TestCrashedUpstreamRestarts(t *testing.T) {
 	}
 	// The next call either finds the server down (with a clear message) or
 	// restarted; within a few seconds it must be back.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		text, isErr = runLua(t, cs, `return tools.calc.add{a=1, b=1}`)
 		if !isErr {
@@ -273,7 +274,7 @@ func TestToolListChangedIsFollowed(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nuqneH"}}}, nil, nil
 		})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		text, _ := callText(t, cs, "search_tools", map[string]any{"query": "klingon", "detail": "name"})
 		if strings.HasPrefix(text, "remote.translate_klingon") {
@@ -389,7 +390,7 @@ func TestHTTPBearerToken(t *testing.T) {
 		}
 	}
 	// With the token, a real client session works.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{headers: map[string]string{"Authorization": "Bearer s3cret"}}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, tr, nil)
@@ -419,7 +420,7 @@ func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
 	}
 	// Restart it: the second session must not probe again.
 	p.pool.byName["old"].close()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for p.Status()[0].Restarts < 1 || p.Status()[0].State != StateReady {
 		if time.Now().After(deadline) {
 			t.Fatalf("no reconnect: %+v", p.Status()[0])
@@ -480,8 +481,8 @@ func TestShutdownCancelsRunningScript(t *testing.T) {
 		if !strings.Contains(got, "cancel") {
 			t.Errorf("run after Shutdown: %q, want a cancellation", got)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run_script still running 20s after Shutdown")
+	case <-time.After(testlog.Bound(time.Minute)):
+		t.Fatalf("run_script still running %v after Shutdown", testlog.Bound(time.Minute))
 	}
 }
 

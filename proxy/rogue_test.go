@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // testRogueEnv makes the test binary a misbehaving stdio upstream written by
@@ -126,7 +127,7 @@ func TestRogueUpstream(t *testing.T) {
 		{"die", `upstream "rogue" is unavailable`},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 			defer cancel()
 			waitFor(t, "rogue to be ready", func() bool { return p.Status()[0].State == StateReady })
 			start := time.Now()
@@ -212,7 +213,7 @@ func TestHTTPClientGoneCancelsUpstream(t *testing.T) {
 	cfg.Expose.Mode = config.ExposeHybrid
 	cfg.Expose.Pin = []string{"rogue.hang"}
 	p := New(cfg, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.Start(ctx)
 	p.WaitReady(ctx)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +63,7 @@ func (w *runWatch) assertGone(t *testing.T) {
 		if left := inPIDNamespace(w.ns, w.pid); len(left) > 0 {
 			t.Errorf("processes %v of the run's PID namespace still exist after Run", left)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testlog.Bound(time.Minute))
 		for alive(w.pid) && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}

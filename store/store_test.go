@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/store/redistest"
 )
 
@@ -148,7 +149,7 @@ func TestRedisGoneAndBack(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var lastErr error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if lastErr = s.Set(ctx, "skills/new/SKILL.md", []byte("x")); lastErr == nil {
 			break
 		}
