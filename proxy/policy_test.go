@@ -277,9 +277,9 @@ func TestPolicyPausesTheRunClock(t *testing.T) {
 		// The answer takes longer than the whole run may; the run's own
 		// work (a compile and two nested runs) gets room for a loaded
 		// machine under the race detector.
-		cfg.Sandbox.Timeout = 6 * time.Second
+		cfg.Sandbox.Timeout = 12 * time.Second
 		p, _ := startProxyWith(t, cfg, &Options{Skills: skills.NewFiles(filepath.Join(t.TempDir(), "skills"))})
-		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: 7 * time.Second}
+		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: cfg.Sandbox.Timeout + time.Second}
 		text, isErr := runLua(t, policyClient(t, p, slow, version), `skills.save{name = "one", description = "One", code = "return 1"}
 tools.notes.create{text = "slow"}
 return tools.skills.one{}`)

@@ -55,7 +55,7 @@ func stdioUpstream(name string) config.Upstream {
 	return config.Upstream{
 		Name: name, Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testUpstreamEnv: "1"}, Cwd: os.TempDir(),
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout,
 	}
 }
 
@@ -66,15 +66,20 @@ func httpUpstream(t testing.TB, name string, server *mcp.Server) config.Upstream
 	t.Cleanup(ts.Close)
 	return config.Upstream{
 		Name: name, Transport: "http", URL: ts.URL,
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout,
 	}
 }
+
+// upstreamTimeout is the test upstreams' connect and call timeout: only a
+// hang reaches it (the stdio upstream is this race-built test binary,
+// slow to start on a loaded machine). Tests of the timeouts set their own.
+var upstreamTimeout = testlog.Bound(time.Minute)
 
 func testConfig(ups ...config.Upstream) *config.Config {
 	return &config.Config{
 		Upstreams: ups,
 		Sandbox: config.Sandbox{Limits: sandbox.Limits{
-			Timeout: 10 * time.Second, CPUTime: 10 * time.Second, MemoryBytes: 512 << 20,
+			Timeout: testlog.Bound(time.Minute), CPUTime: 10 * time.Second, MemoryBytes: 512 << 20,
 			OutputBytes: 64 << 10, MaxToolCalls: 50, MaxConcurrency: 4, MaxFrameBytes: 16 << 20,
 			OpenFiles: 64, FileBytes: 64 << 20, Processes: 64,
 		}},
@@ -408,7 +413,7 @@ func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "methods")
 	up := config.Upstream{Name: "old", Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testLegacyEnv: log}, Cwd: os.TempDir(),
-		ConnectTimeout: 20 * time.Second, CallTimeout: 5 * time.Second}
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 	p, cs := startProxy(t, testConfig(up))
 	st := p.Status()[0]
 	if st.State != StateReady || st.Protocol != "2024-11-05" {
