@@ -278,8 +278,9 @@ func TestPolicyPausesTheRunClock(t *testing.T) {
 		// work (a compile and two nested runs) gets room for a loaded
 		// machine under the race detector.
 		cfg.Sandbox.Timeout = 12 * time.Second
-		p, _ := startProxyWith(t, cfg, &Options{Skills: skills.NewFiles(filepath.Join(t.TempDir(), "skills"))})
 		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: cfg.Sandbox.Timeout + time.Second}
+		cfg.Policy.ApprovalTimeout = slow.delay + testlog.Bound(time.Minute) // the person answers in time
+		p, _ := startProxyWith(t, cfg, &Options{Skills: skills.NewFiles(filepath.Join(t.TempDir(), "skills"))})
 		text, isErr := runLua(t, policyClient(t, p, slow, version), `skills.save{name = "one", description = "One", code = "return 1"}
 tools.notes.create{text = "slow"}
 return tools.skills.one{}`)

@@ -100,7 +100,7 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 	return config.Upstream{
 		Name: "rogue", Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testRogueEnv: log}, Cwd: os.TempDir(),
-		ConnectTimeout: upstreamTimeout, CallTimeout: 5 * time.Second,
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout,
 	}, log
 }
 
@@ -109,24 +109,29 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 func TestRogueUpstream(t *testing.T) {
 	setVar(t, &backoffMin, 50*time.Millisecond)
 	setVar(t, &maxForwardedResult, 256<<10)
-	rogue, _ := rogueUpstream(t)
-	cfg := testConfig(rogue, stdioUpstream("calc"))
-	cfg.Expose.Mode = config.ExposePassthrough
-	p, cs := startProxy(t, cfg)
-	var other clientLog
-	bystander := richClient(t, p, "bystander", &other)
-
 	for _, tc := range []struct {
-		tool string
-		want string // in the error or result text
+		tool        string
+		want        string        // in the error or result text
+		callTimeout time.Duration // 0: upstreamTimeout, a hang guard
 	}{
-		{"hang", "did not answer hang within 5s (call_timeout)"},
-		{"flood", "flooded"},
-		{"huge", "[toolfold: the upstream's result was 1.5 MiB, over the 256.0 KiB toolfold passes on"},
-		{"garbage", `upstream "rogue" sent a message that is not valid JSON while answering garbage`},
-		{"die", `upstream "rogue" is unavailable`},
+		{"hang", "did not answer hang within 5s (call_timeout)", 5 * time.Second},
+		// 2,000 notifications, or 1.5 MiB, take more than 5 s on a loaded
+		// machine (race-built test binary on both ends).
+		{"flood", "flooded", 0},
+		{"huge", "[toolfold: the upstream's result was 1.5 MiB, over the 256.0 KiB toolfold passes on", 0},
+		{"garbage", `upstream "rogue" sent a message that is not valid JSON while answering garbage`, 0},
+		{"die", `upstream "rogue" is unavailable`, 0},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
+			rogue, _ := rogueUpstream(t)
+			if tc.callTimeout != 0 {
+				rogue.CallTimeout = tc.callTimeout
+			}
+			cfg := testConfig(rogue, stdioUpstream("calc"))
+			cfg.Expose.Mode = config.ExposePassthrough
+			p, cs := startProxy(t, cfg)
+			var other clientLog
+			bystander := richClient(t, p, "bystander", &other)
 			ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 			defer cancel()
 			waitFor(t, "rogue to be ready", func() bool { return p.Status()[0].State == StateReady })
