@@ -54,7 +54,7 @@ sandbox:
 	}
 	for _, args := range [][]string{{"check", "-c", path}, {"serve", "-c", path}} {
 		t.Run(args[0], func(t *testing.T) {
-			r := runCLIWithin(t, 20*time.Second, args...)
+			r := runCLIWithin(t, cliTimeout, args...)
 			if r.code != 2 {
 				t.Errorf("exit %d, want 2", r.code)
 			}

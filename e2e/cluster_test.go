@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // A cluster is what docs/replicas.md describes, on loopback: a real
@@ -110,7 +111,7 @@ func startCluster(t *testing.T, n int, cfg string) *cluster {
 	_, port, _ := net.SplitHostPort(c.redis)
 	startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir(),
 		"--requirepass", testRedisPassword)
-	waitListen(t, c.redis, 10*time.Second)
+	waitListen(t, c.redis, startTimeout)
 	cfgFile := writeConfig(t, cfg+storeYAML(c.redis))
 	c.cfgFile = cfgFile
 	for i := range n {
@@ -125,7 +126,7 @@ func startCluster(t *testing.T, n int, cfg string) *cluster {
 		t.Fatalf("haproxy -c: %v\n%s", err, out)
 	}
 	startDaemon(t, &syncBuffer{}, haproxyBin, "-db", "-f", hcfg)
-	waitListen(t, front, 10*time.Second)
+	waitListen(t, front, startTimeout)
 	c.front = "http://" + front + "/mcp"
 	return c
 }
@@ -268,7 +269,7 @@ func (c *cluster) openSessions(n int) []*session {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 			defer cancel()
 			out[i], errs[i] = c.connect(ctx)
 		})
@@ -359,14 +360,14 @@ func TestReplicas(t *testing.T) {
 	if saved.IsError {
 		t.Fatalf("saving a skill through r1: %s", text(saved))
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		found := text(callTool(t, on2.cs, "search_tools", map[string]any{"query": "make a text uppercase", "limit": 3}))
 		if strings.Contains(found, "skills.shout") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("r2's search_tools did not find the skill saved through r1 within 30 s:\n%s", found)
+			t.Fatalf("r2's search_tools did not find the skill saved through r1 within %v:\n%s", testlog.Bound(time.Minute), found)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

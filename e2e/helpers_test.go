@@ -20,14 +20,18 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
-// Deadlines. Nothing in e2e waits without one.
-const (
-	startTimeout = 60 * time.Second // start toolfold and connect to it
-	callTimeout  = 60 * time.Second // one tools/call
-	cliTimeout   = 60 * time.Second // one toolfold CLI command
-	exitGrace    = 10 * time.Second // for processes to end after close or SIGTERM
+// Deadlines. Nothing in e2e waits without one. Each only catches a hang:
+// it is what a loaded two-core machine needs (load 10, another build
+// beside the tests, e2e's own tests in parallel), stretched further by
+// TOOLFOLD_TEST_SLOWDOWN (testlog.Bound).
+var (
+	startTimeout = testlog.Bound(2 * time.Minute)  // start toolfold and connect to it
+	callTimeout  = testlog.Bound(2 * time.Minute)  // one tools/call
+	cliTimeout   = testlog.Bound(2 * time.Minute)  // one toolfold CLI command
+	exitGrace    = testlog.Bound(30 * time.Second) // for processes to end after close or SIGTERM
 )
 
 // testCtx returns a context that ends after d, or shortly before the test binary's

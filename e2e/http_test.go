@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestHTTP runs the core flow over streamable HTTP: two tools, search, a script.
@@ -50,7 +49,7 @@ func TestHTTP(t *testing.T) {
 func TestHTTPRefusesPublicBind(t *testing.T) {
 	t.Parallel()
 	cfg := writeConfig(t, configYAML(map[string]upstream{"go-everything": {Command: needGoEverything(t)}}))
-	r := runCLIWithin(t, 20*time.Second, "serve", "-c", cfg, "--http", "0.0.0.0:0")
+	r := runCLIWithin(t, cliTimeout, "serve", "-c", cfg, "--http", "0.0.0.0:0")
 	if r.code == 0 || listenRE.MatchString(r.stderr) {
 		t.Fatalf("serve --http 0.0.0.0:0 without a token: exit %d, want non-zero and no listener\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // inspector runs the MCP Inspector's CLI mode (a second real client, besides
@@ -14,7 +16,7 @@ import (
 func inspector(t *testing.T, args ...string) string {
 	t.Helper()
 	cli := needNPM(t, "inspector")
-	ctx := testCtx(t, 90*time.Second)
+	ctx := testCtx(t, testlog.Bound(3*time.Minute)) // node, then toolfold and its upstreams, on a loaded machine
 	cmd := exec.CommandContext(ctx, setup.node, append([]string{cli, "--cli"}, args...)...)
 	cmd.WaitDelay = exitGrace
 	var stderr syncBuffer

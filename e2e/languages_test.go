@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // runLang runs code in language with run_script.
@@ -296,7 +297,7 @@ func TestWarmRunsThroughTheBinary(t *testing.T) {
 	nextRun := func() (warm bool) {
 		t.Helper()
 		finished++
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(testlog.Bound(time.Minute))
 		for {
 			lines := regexp.MustCompile(`msg="run finished"[^\n]*? warm=(true|false)`).FindAllStringSubmatch(p.stderr.String(), -1)
 			if len(lines) >= finished {

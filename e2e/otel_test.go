@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -33,8 +34,11 @@ import (
 const (
 	maxExportBytes = 16 << 20
 	maxKeptSpans   = 10_000
-	flushWait      = 15 * time.Second // for exports to arrive after toolfold exits
 )
+
+// flushWait is how long exports may take to arrive after toolfold exits:
+// a hang guard for a slow receiver on a loaded machine.
+var flushWait = testlog.Bound(time.Minute)
 
 // TestTelemetryOTLP runs `toolfold serve` with OTLP export to a receiver in the
 // test, once over gRPC (configured in proxy.yaml's telemetry section) and once

@@ -62,7 +62,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
-	if left := leftoverDescendants(5 * time.Second); len(left) > 0 {
+	if left := leftoverDescendants(exitGrace); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "e2e: processes left running after all tests:\n%s", formatProcs(left))
 		killAll(left)
 		if code == 0 {

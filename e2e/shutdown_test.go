@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // sandboxChildArg is the argument toolfold re-executes itself with to run a script.
@@ -18,7 +19,7 @@ const sandboxChildArg = "__toolfold-sandbox-child"
 
 // exitDeadline is how long toolfold may take to exit with a script running. It is
 // hang detection, not a speed claim: the script would run for minutes.
-const exitDeadline = 15 * time.Second
+var exitDeadline = testlog.Bound(time.Minute)
 
 // TestShutdown: once the client goes (stdin closed) or toolfold is signalled, no
 // upstream it started is left running.
@@ -38,7 +39,7 @@ func TestShutdown(t *testing.T) {
 			}
 			pids := map[string]int{}
 			for name, f := range pidFiles {
-				pids[name] = readPID(t, f, 0, 30*time.Second)
+				pids[name] = readPID(t, f, 0, startTimeout)
 			}
 			start := time.Now()
 			if how == "SIGTERM" {
@@ -161,7 +162,7 @@ func TestShutdownScriptRunning(t *testing.T) {
 					Arguments: map[string]any{"code": "while true do end"}})
 				call <- err
 			}()
-			child := waitSandboxChild(t, pid, 30*time.Second, call)
+			child := waitSandboxChild(t, pid, startTimeout, call)
 			tree := descendants(pid) // the script's process and the upstreams
 
 			start := time.Now()

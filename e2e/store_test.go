@@ -9,7 +9,6 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolfold/toolfold/store"
 )
@@ -26,7 +25,7 @@ func TestStoreTrustRoot(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 	redis := startDaemon(t, &syncBuffer{}, redisBin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", t.TempDir(), "--requirepass", testRedisPassword)
-	waitListen(t, addr, 10*time.Second)
+	waitListen(t, addr, startTimeout)
 	ctx := context.Background()
 	raw, err := store.Open("redis://:"+testRedisPassword+"@"+addr+"/0", "", nil) // the attacker: Redis, no key
 	if err != nil {

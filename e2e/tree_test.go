@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestServersTree: through the built binary in front of the npm servers,
@@ -85,7 +86,7 @@ console.log("double:", await double_it({x: 4}));`, "double: 8")
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nuqneH"}}}, nil, nil
 		})
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for !strings.Contains(text(callTool(t, cs, "search_tools", map[string]any{"query": "klingon", "detail": "name"})), "dyn.translate_klingon") {
 		if time.Now().After(deadline) {
 			t.Fatal("search_tools never showed the tool added with list_changed")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -40,18 +41,22 @@ func TestCachedToolsWhileConnecting(t *testing.T) {
 			close(gate)
 		}
 	})
-	up := config.Upstream{Name: "slow", Transport: "http", URL: ts.URL, ConnectTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+	// The connect timeout outlasts WaitReady's context: a WaitReady that
+	// waited for the gated upstream would end only with its context.
+	up := config.Upstream{Name: "slow", Transport: "http", URL: ts.URL, ConnectTimeout: time.Hour, CallTimeout: time.Hour}
 	cached := map[string][]*mcp.Tool{"slow": {{Name: "forecast", Description: "weather forecast for a city", InputSchema: map[string]any{"type": "object"}}}}
 
 	p := New(testConfig(up), &Options{CachedTools: cached, Runners: []sandbox.Runner{sandbox.NewLua(nil)}})
 	t.Cleanup(p.Close)
 	p.Start(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(time.Minute))
 	defer cancel()
-	start := time.Now()
 	p.WaitReady(ctx)
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("WaitReady took %v; want no wait for an upstream with cached tools", d)
+	if ctx.Err() != nil {
+		t.Fatalf("WaitReady returned only when its context ended (%v); want no wait for an upstream with cached tools", ctx.Err())
+	}
+	if st := p.Status()[0].State; st != StateConnecting {
+		t.Fatalf("the gated upstream is %s once WaitReady returned, want %s", st, StateConnecting)
 	}
 	text, err := p.Search("weather forecast", "name", 5, "")
 	if err != nil {
@@ -112,7 +117,7 @@ func TestCachedUpstreamPromptsWaitForIt(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		close(gate) // the upstream comes up while prompts/list waits
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	res, err := cs.ListPrompts(ctx, nil)
 	if err != nil {

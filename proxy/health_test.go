@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -51,7 +52,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	if code, _ := get(t, ts.URL+"/mcp"); code != http.StatusUnauthorized {
 		t.Errorf("/mcp without a token: %d, want 401 (health endpoints must not open it)", code)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.Start(ctx)
 	p.WaitReady(ctx)
@@ -92,7 +93,7 @@ func TestDrainWaitsForRunsAndRefusesNewSessions(t *testing.T) {
 	p, _ := startProxy(t, testConfig(httpUpstream(t, "slow", srv)))
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	connect := func() (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
@@ -122,7 +123,7 @@ func TestDrainWaitsForRunsAndRefusesNewSessions(t *testing.T) {
 	// returned before run_script's request came.)
 	select {
 	case <-called:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testlog.Bound(time.Minute)):
 		t.Fatal("the run never called the slow tool")
 	}
 	p.drain.mu.Lock()
@@ -133,7 +134,7 @@ func TestDrainWaitsForRunsAndRefusesNewSessions(t *testing.T) {
 	}
 	drained := make(chan bool, 1)
 	go func() { drained <- p.Drain(ctx) }()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); ; time.Sleep(5 * time.Millisecond) {
 		if !p.Ready(ctx) {
 			break
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // initializeRequest starts an HTTP session by hand.
@@ -34,7 +35,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 	defer p.Close()
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	connect := func() (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
@@ -75,7 +76,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 	}
 	css[0].Close() // DELETE; the client need not wait for its answer
 	var cs *mcp.ClientSession
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); ; time.Sleep(20 * time.Millisecond) {
 		if cs, err = connect(); err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -92,7 +93,7 @@ func TestHTTPMaxSessions(t *testing.T) {
 func TestHTTPTricklingBodyCut(t *testing.T) {
 	p := New(testConfig(), nil)
 	defer p.Close()
-	p.bodyTimeout = 300 * time.Millisecond
+	p.bodyTimeout = time.Second // a body sent at once arrives within it on a loaded machine too
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
 
@@ -129,7 +130,7 @@ func TestHTTPTricklingBodyCut(t *testing.T) {
 live:
 	// A session whose requests take longer than the body deadline still
 	// works: its bodies arrive at once.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {

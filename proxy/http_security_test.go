@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 func TestBearerTokenFromEnv(t *testing.T) {
@@ -38,7 +39,7 @@ func TestHTTPSessionsCannotBeGuessed(t *testing.T) {
 	p := New(testConfig(), nil)
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	seen := map[string]bool{}
 	for range 3 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestRedactSessionKeys: every spelling of a session id key is redacted,
@@ -47,7 +48,7 @@ func TestHTTPSessionIDNeverLogged(t *testing.T) {
 	defer p.Close()
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {

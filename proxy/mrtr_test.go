@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -34,7 +33,7 @@ func newProtocolServer(t *testing.T) config.Upstream {
 	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
-	return config.Upstream{Name: "modern", Transport: "http", URL: ts.URL, ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	return config.Upstream{Name: "modern", Transport: "http", URL: ts.URL, ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 }
 
 // TestMultiRoundTripUpstream: a 2026-07-28 upstream's inputRequests are

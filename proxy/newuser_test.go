@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -61,7 +62,7 @@ func TestDiscoverProbeOfOlderServerIsNotAWarning(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	up := config.Upstream{Name: "old", Transport: "http", URL: ts.URL,
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 	p, _ := startProxyWith(t, testConfig(up), &Options{Logger: log})
 	if st := p.Status()[0]; st.State != StateReady {
 		t.Fatalf("status = %+v, want ready after falling back to initialize", st)
@@ -84,7 +85,7 @@ func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	up := config.Upstream{Name: "remote", Transport: "http", URL: ts.URL,
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 	p, cs := startProxy(t, testConfig(up))
 	if text, isErr := runLua(t, cs, `return tools.remote.add{a=1, b=2}`); isErr {
 		t.Fatalf("call before the server went away: %q", text)
@@ -95,7 +96,7 @@ func TestHTTPUpstreamGoneIsUnavailable(t *testing.T) {
 	if !isErr || !strings.Contains(text, `upstream "remote" is unavailable`) || strings.Contains(text, "rejected by transport") {
 		t.Errorf("call after the server went away: %q; want it named unavailable, reconnecting", text)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for p.Status()[0].State == StateReady && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -150,7 +151,7 @@ func TestUnauthorizedHTTPUpstreamSaysWhatToDo(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	up := config.Upstream{Name: "hosted", Transport: "http", URL: ts.URL,
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 	p, _ := startProxy(t, testConfig(up))
 	st := p.Status()[0]
 	if st.State != StateDown || !strings.Contains(st.Err, "Unauthorized") || !strings.Contains(st.Err, "headers:") || !strings.Contains(st.Err, "`oauth: {}`") {

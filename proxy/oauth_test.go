@@ -52,7 +52,7 @@ func bearerServerScoped(t *testing.T, token string, stepUp bool) *httptest.Serve
 
 func oauthUpstream(url string) config.Upstream {
 	return config.Upstream{Name: "hosted", Transport: "http", URL: url, OAuth: &config.OAuth{},
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 }
 
 // An upstream the user has not signed in to is unavailable with a reason

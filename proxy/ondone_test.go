@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -53,7 +54,7 @@ func TestRunAnsweredAtDone(t *testing.T) {
 	close(h.release)
 	select {
 	case <-closed:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testlog.Bound(time.Minute)):
 		t.Fatal("Close did not return once the run ended")
 	}
 }

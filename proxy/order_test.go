@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // testChattyEnv makes the test binary a stdio server with chattyServer.
@@ -100,7 +101,7 @@ func TestNotificationsArriveBeforeTheirResult(t *testing.T) {
 				// The client's SDK may hand over the result before it has run
 				// its notification handlers: wait for them, briefly.
 				for _, want := range []string{call + " log 3", call + " progress 3"} {
-					deadline := time.Now().Add(2 * time.Second)
+					deadline := time.Now().Add(testlog.Bound(time.Minute))
 					for !got.has(want) {
 						if time.Now().After(deadline) {
 							t.Fatalf("call %s: %q never reached the client; it got %q", call, want, got.got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // richServer is an upstream with a prompt, a resource, a template, a
@@ -64,7 +65,7 @@ func richServer(label string) *mcp.Server {
 // notification handlers to p.
 func richClient(t *testing.T, p *Proxy, name string, got *clientLog) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)
@@ -115,7 +116,7 @@ func fmtAny(v any) string { b, _ := json.Marshal(v); return string(b) }
 // waitFor polls cond for up to 5s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -365,7 +366,7 @@ func TestPassthroughToolListChanged(t *testing.T) {
 	cfg.Expose.Mode = config.ExposePassthrough
 	p, _ := startProxy(t, cfg)
 	changed := make(chan struct{}, 10)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)

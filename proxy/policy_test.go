@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
@@ -99,7 +100,7 @@ func (e *elicitor) messages() []string {
 // when e is nil.
 func policyClient(t *testing.T, p *Proxy, e *elicitor, version string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)
@@ -276,9 +277,10 @@ func TestPolicyPausesTheRunClock(t *testing.T) {
 		// The answer takes longer than the whole run may; the run's own
 		// work (a compile and two nested runs) gets room for a loaded
 		// machine under the race detector.
-		cfg.Sandbox.Timeout = 6 * time.Second
+		cfg.Sandbox.Timeout = 12 * time.Second
+		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: cfg.Sandbox.Timeout + time.Second}
+		cfg.Policy.ApprovalTimeout = slow.delay + testlog.Bound(time.Minute) // the person answers in time
 		p, _ := startProxyWith(t, cfg, &Options{Skills: skills.NewFiles(filepath.Join(t.TempDir(), "skills"))})
-		slow := &elicitor{answer: policy.ChoiceAllowOnce, delay: 7 * time.Second}
 		text, isErr := runLua(t, policyClient(t, p, slow, version), `skills.save{name = "one", description = "One", code = "return 1"}
 tools.notes.create{text = "slow"}
 return tools.skills.one{}`)
@@ -365,7 +367,7 @@ func TestPolicyAsksOverHTTP(t *testing.T) {
 		ts := httptest.NewServer(p.HTTPHandler(""))
 		t.Cleanup(ts.Close)
 		e := &elicitor{answer: policy.ChoiceAllowOnce}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 		defer cancel()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, &mcp.ClientOptions{ElicitationHandler: e.handle}).
 			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: version})

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -111,7 +112,7 @@ func TestProviderToolsInPassthrough(t *testing.T) {
 	cfg := testConfig()
 	cfg.Expose.Mode = config.ExposePassthrough
 	_, cs := startProxyWith(t, cfg, &Options{Providers: []Provider{fp}})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 
 	lt, err := cs.ListTools(ctx, nil)

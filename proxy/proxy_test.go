@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -50,7 +51,7 @@ func stdioUpstream(name string) config.Upstream {
 	return config.Upstream{
 		Name: name, Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testUpstreamEnv: "1"}, Cwd: os.TempDir(),
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout,
 	}
 }
 
@@ -61,15 +62,20 @@ func httpUpstream(t testing.TB, name string, server *mcp.Server) config.Upstream
 	t.Cleanup(ts.Close)
 	return config.Upstream{
 		Name: name, Transport: "http", URL: ts.URL,
-		ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+		ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout,
 	}
 }
+
+// upstreamTimeout is the test upstreams' connect and call timeout: only a
+// hang reaches it (the stdio upstream is this race-built test binary,
+// slow to start on a loaded machine). Tests of the timeouts set their own.
+var upstreamTimeout = testlog.Bound(time.Minute)
 
 func testConfig(ups ...config.Upstream) *config.Config {
 	return &config.Config{
 		Upstreams: ups,
 		Sandbox: config.Sandbox{Limits: sandbox.Limits{
-			Timeout: 10 * time.Second, CPUTime: 10 * time.Second, MemoryBytes: 512 << 20,
+			Timeout: testlog.Bound(time.Minute), CPUTime: 10 * time.Second, MemoryBytes: 512 << 20,
 			OutputBytes: 64 << 10, MaxToolCalls: 50, MaxConcurrency: 4, MaxFrameBytes: 16 << 20,
 			OpenFiles: 64, FileBytes: 64 << 20, Processes: 64,
 		}},
@@ -94,7 +100,7 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 		o.Runners = []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}
 	}
 	p := New(cfg, &o)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.Start(context.Background())
 	p.WaitReady(ctx)
@@ -106,7 +112,7 @@ func startProxyWith(t testing.TB, cfg *config.Config, opts *Options) (*Proxy, *m
 // at the test's end.
 func connectClient(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -124,7 +130,7 @@ func connectClient(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 
 func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -243,7 +249,7 @@ func TestCrashedUpstreamRestarts(t *testing.T) {
 	}
 	// The next call either finds the server down (with a clear message) or
 	// restarted; within a few seconds it must be back.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		text, isErr = runLua(t, cs, `return tools.calc.add{a=1, b=1}`)
 		if !isErr {
@@ -269,7 +275,7 @@ func TestToolListChangedIsFollowed(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "nuqneH"}}}, nil, nil
 		})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		text, _ := callText(t, cs, "search_tools", map[string]any{"query": "klingon", "detail": "name"})
 		if strings.HasPrefix(text, "remote.translate_klingon") {
@@ -385,7 +391,7 @@ func TestHTTPBearerToken(t *testing.T) {
 		}
 	}
 	// With the token, a real client session works.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: withHeaders{"Authorization": "Bearer s3cret"}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, tr, nil)
@@ -439,8 +445,8 @@ func TestShutdownCancelsRunningScript(t *testing.T) {
 		if !strings.Contains(got, "cancel") {
 			t.Errorf("run after Shutdown: %q, want a cancellation", got)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("run_script still running 20s after Shutdown")
+	case <-time.After(testlog.Bound(time.Minute)):
+		t.Fatalf("run_script still running %v after Shutdown", testlog.Bound(time.Minute))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/skills"
 )
 
@@ -77,7 +78,7 @@ func TestToolDescriptionsAreTokenizedInToolsList(t *testing.T) {
 	cfg := testConfig()
 	cfg.Expose.Mode = config.ExposePassthrough
 	_, cs := startProxyWith(t, cfg, &Options{Providers: []Provider{plantedProvider()}})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil {

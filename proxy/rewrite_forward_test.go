@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestPIIInUpstreamRequestsToTheClient: what an upstream sends a client
@@ -50,7 +51,7 @@ func TestPIIInUpstreamRequestsToTheClient(t *testing.T) {
 	var seenMu sync.Mutex
 	var seen []string
 	see := func(s string) { seenMu.Lock(); seen = append(seen, s); seenMu.Unlock() }
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.Server().Connect(ctx, st, nil)

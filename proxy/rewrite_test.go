@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -142,7 +143,7 @@ func TestPIITrustedAndDisabled(t *testing.T) {
 func TestPIIRunWithoutSession(t *testing.T) {
 	up := newPIIServer()
 	p, _ := startProxy(t, testConfig(httpUpstream(t, "crm", up.srv)))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	text, failed, err := p.RunScript(ctx, `local s = tools.crm.profile{}; tools.crm.save{to = s.email, body = ""}; return s.email`, "")
 	if err != nil || failed || !strings.Contains(text, "[EMAIL_1]") || strings.Contains(text, "bob@") {
@@ -251,7 +252,7 @@ func TestDetokenizeRequestCopies(t *testing.T) {
 func TestPIIVaultSpansHTTPRequests(t *testing.T) {
 	up := newPIIServer()
 	p := New(testConfig(httpUpstream(t, "crm", up.srv)), &Options{Runners: []sandbox.Runner{sandbox.NewLua(&sandbox.LuaOptions{Exe: os.Args[0]})}})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.Start(context.Background())
 	p.WaitReady(ctx)
@@ -296,10 +297,10 @@ func TestPIIVaultDroppedWithSession(t *testing.T) {
 		t.Fatalf("%d vaults, want 2", n)
 	}
 	_ = cs.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for count() != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d vaults 10s after the session closed, want 1", count())
+			t.Fatalf("%d vaults %v after the session closed, want 1", count(), testlog.Bound(time.Minute))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

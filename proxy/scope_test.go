@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // testStatefulEnv makes the test binary a stdio server that remembers
@@ -74,14 +75,14 @@ func TestScopeSession(t *testing.T) {
 		t.Errorf("a third session past instances: 2: %s", out)
 	}
 	_ = a.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		n := instancesOf(p, "notes")
 		if n == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d instances 10 s after session a ended, want 1 (b's)", n)
+			t.Fatalf("%d instances %v after session a ended, want 1 (b's)", n, testlog.Bound(time.Minute))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -101,7 +102,7 @@ const testAskerEnv = "TOOLFOLD_TEST_ASKER"
 // and returns the answers. It speaks 2025-11-25, as many servers do.
 func runAskerUpstream(dir string) {
 	waitFile := func(name string) {
-		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		for end := time.Now().Add(testlog.Bound(time.Minute)); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return
 			}
@@ -169,7 +170,7 @@ func TestScopeSessionInstanceLogLevel(t *testing.T) {
 	}
 	var la, lb clientLog
 	alice, bob := richClient(t, p, "alice", &la), richClient(t, p, "bob", &lb)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	work := func(cs *mcp.ClientSession) {
 		t.Helper()
@@ -204,7 +205,7 @@ func TestScopeSessionPinsClientRequests(t *testing.T) {
 	p, _ := startProxy(t, cfg)
 	var la, lb clientLog
 	alice, bob := richClient(t, p, "alice", &la), richClient(t, p, "bob", &lb)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	for _, cs := range []*mcp.ClientSession{alice, bob} {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {

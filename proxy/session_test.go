@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestMiddlewareOnlyInChain: chain.go is the only file of the module that
@@ -245,13 +246,13 @@ func TestSessionEndsInOnePlace(t *testing.T) {
 	_ = cs.Close()
 	select {
 	case <-s.ctx.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testlog.Bound(time.Minute)):
 		t.Fatal("the session's context did not end with it")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for slices.Contains(p.sessions.list(), s) || fileExists(dir) {
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the session closed: in registry %v, workspace there %v", slices.Contains(p.sessions.list(), s), fileExists(dir))
+			t.Fatalf("%v after the session closed: in registry %v, workspace there %v", testlog.Bound(time.Minute), slices.Contains(p.sessions.list(), s), fileExists(dir))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

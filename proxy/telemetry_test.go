@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -348,7 +349,7 @@ func TestTraceContinuesClientTraceparent(t *testing.T) {
 
 func callWithTraceparent(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{
 		Meta:      mcp.Meta{"traceparent": "00-" + clientTraceID + "-" + clientSpanID + "-01", "tracestate": "vendor=opaque"},
@@ -390,7 +391,7 @@ func TestTraceContinuesHTTPHeaderTraceparent(t *testing.T) {
 	t.Cleanup(p.Close)
 	ts := httptest.NewServer(p.HTTPHandler(""))
 	t.Cleanup(ts.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	hdr := withHeaders{"traceparent": "00-" + clientTraceID + "-" + clientSpanID + "-01"}
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: hdr}}

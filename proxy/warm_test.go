@@ -48,7 +48,7 @@ func runChildren(t *testing.T) []int {
 // waitChildren waits until runChildren reports n children.
 func waitChildren(t *testing.T, n int, why string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		got := runChildren(t)
 		if len(got) == n {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/workspace"
 )
@@ -109,7 +110,7 @@ func quotePy(s string) string { return strconv.Quote(s) }
 
 func waitGone(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		if _, err := os.Lstat(dir); os.IsNotExist(err) {
 			return
@@ -196,7 +197,7 @@ func TestWorkspaceEmptiedOnlyOnceItsRunsStop(t *testing.T) {
 		text, _ := runPython(t, cs, "import time\nopen('started', 'w').close()\nfor i in range(200):\n    open('slow', 'w').write(str(i))\n    time.sleep(0.1)\nreturn 'finished'")
 		other <- text
 	}()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		var dir string
 		for _, s := range p.sessions.list() {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // The hostile battery for processes other than the Lua child: shell,
@@ -293,7 +295,7 @@ func TestBatteryForkBomb(t *testing.T) {
 	needSandbox(t)
 	start := time.Now()
 	// No done: the shell ends when its loop does, as a bomb's author's would.
-	res := runInner(t, []string{"/bin/sh", "-c", `b() { b | b & }; b; sleep 1; echo survived`}, nil, Limits{Timeout: 3 * time.Second, Processes: 32}, "")
+	res := runInner(t, []string{"/bin/sh", "-c", `b() { b | b & }; b; sleep 1; echo survived`}, nil, Limits{Timeout: 20 * time.Second, Processes: 32}, "")
 	t.Logf("fork bomb contained in %s", time.Since(start))
 	if res.Err == nil || !strings.Contains(res.Err.Msg, "process limit") {
 		t.Errorf("Err = %v, want the process limit named", res.Err)
@@ -348,15 +350,15 @@ func TestBatteryMemory(t *testing.T) {
 
 func TestBatteryCPUAndTime(t *testing.T) {
 	needSandbox(t)
-	res := sh(t, `while :; do :; done`, Limits{CPUTime: time.Second, Timeout: 20 * time.Second})
+	res := sh(t, `while :; do :; done`, Limits{CPUTime: time.Second, Timeout: testlog.Bound(2 * time.Minute)}) // the CPU limit ends it
 	if res.Err == nil || res.Err.Kind != "cpu" {
 		t.Errorf("spin: Err = %v, want cpu", res.Err)
 	}
-	res = sh(t, `sleep 60`, Limits{Timeout: time.Second})
-	if res.Err == nil || res.Err.Kind != "timeout" || res.Duration > 10*time.Second {
+	res = sh(t, `sleep 600`, Limits{Timeout: time.Second})
+	if res.Err == nil || res.Err.Kind != "timeout" || res.Duration > testlog.Bound(time.Minute) {
 		t.Errorf("sleep: Err = %v after %s, want timeout", res.Err, res.Duration)
 	}
-	res = sh(t, `yes`, Limits{OutputBytes: 1 << 10, Timeout: 20 * time.Second})
+	res = sh(t, `yes`, Limits{OutputBytes: 1 << 10, Timeout: testlog.Bound(2 * time.Minute)}) // the output limit ends it
 	if res.Err == nil || res.Err.Kind != "output" {
 		t.Errorf("yes: Err = %v, want output", res.Err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // Pending work at the end of a script's code (node's timers and I/O,
@@ -81,12 +83,11 @@ return 1`}, &fakeHost{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A run that waited for the daemon thread would have printed "late".
 	if res.Err != nil || string(res.Value) != "1" || res.Output != "" || res.PendingStopped {
 		t.Fatalf("Value %s, Output %q, Err %v, PendingStopped %v; want 1 and nothing printed", res.Value, res.Output, res.Err, res.PendingStopped)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("run took %s: a daemon thread was waited for", d)
-	}
+	t.Logf("run took %s", time.Since(start))
 }
 
 func TestPythonDrainTimeout(t *testing.T) {
@@ -119,8 +120,10 @@ func checkPendingStopped(t *testing.T, r Runner, code string) {
 	if res.Output != "started\n" {
 		t.Errorf("Output = %q, want %q", res.Output, "started\n")
 	}
-	if d := time.Since(start); d < 2*time.Second || d > 15*time.Second {
-		t.Errorf("run took %s, want about the 2s wall limit", d)
+	// Not before the wall limit; after it only as late as a loaded machine
+	// makes it (the left work never ends by itself).
+	if d := time.Since(start); d < 2*time.Second || d > testlog.Bound(time.Minute) {
+		t.Errorf("run took %s, want it ended at the 2s wall limit", d)
 	}
 }
 
@@ -156,7 +159,7 @@ func TestDrainWarm(t *testing.T) {
 			}
 			rl, _ := warmed(t, in.proc)
 			dir := t.TempDir()
-			lim := Limits{Timeout: 6 * time.Second} // node starting on a loaded machine counts toward it
+			lim := Limits{Timeout: 10 * time.Second} // node starting on a loaded machine counts toward it
 			run := func(code string) *Result {
 				res, err := in.run(context.Background(), Request{Code: code, Workdir: dir, Limits: lim}, &fakeHost{})
 				if err != nil {

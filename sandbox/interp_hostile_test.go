@@ -3,6 +3,8 @@ package sandbox
 import (
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestInterpretersContained: what the parent enforces for Lua it enforces
@@ -10,7 +12,7 @@ import (
 // itself, flooding calls, spinning on the CPU or printing forever is
 // stopped with the right kind, and the runner serves the next run.
 func TestInterpretersContained(t *testing.T) {
-	cpu := Limits{CPUTime: time.Second, Timeout: 20 * time.Second}
+	cpu := Limits{CPUTime: time.Second, Timeout: testlog.Bound(2 * time.Minute)} // the CPU limit, not the wall limit, must end it
 	t.Run("python", func(t *testing.T) {
 		runCases(t, newTestPython(t), []interpCase{
 			{name: "garbage on the bridge", code: "import os\nos.write(3, b'not json\\n')\nimport time\ntime.sleep(5)",

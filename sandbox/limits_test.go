@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolfold/toolfold/internal/testlog"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +63,7 @@ func (w *runWatch) assertGone(t *testing.T) {
 		if left := inPIDNamespace(w.ns, w.pid); len(left) > 0 {
 			t.Errorf("processes %v of the run's PID namespace still exist after Run", left)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(testlog.Bound(time.Minute))
 		for alive(w.pid) && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
@@ -99,7 +100,7 @@ func TestLuaTimeout(t *testing.T) {
 	if diff := cmp.Diff(want, res.Err); diff != "" {
 		t.Errorf("Err (-want +got):\n%s", diff)
 	}
-	if took > 5*time.Second {
+	if took > testlog.Bound(time.Minute) { // the loop never ends: a hang
 		t.Errorf("Run took %s for a 1s timeout", took)
 	}
 }
@@ -118,15 +119,15 @@ func TestLuaTimeoutDuringToolCall(t *testing.T) {
 
 func TestLuaCPULimit(t *testing.T) {
 	t.Parallel()
+	// The wall limit leaves a loaded machine room to spend the second of
+	// CPU time: the CPU limit, not the wall limit, must end the run.
 	res, took := runWatched(t, context.Background(), "local n = 0 while true do n = n + 1 end",
-		Limits{CPUTime: time.Second, Timeout: 20 * time.Second}, nil)
+		Limits{CPUTime: time.Second, Timeout: testlog.Bound(2 * time.Minute)}, nil)
 	want := &ScriptError{Kind: "cpu", Msg: "used more than 1s of CPU time; make the script do less per run or raise sandbox.cpu_time"}
 	if diff := cmp.Diff(want, res.Err); diff != "" {
 		t.Errorf("Err (-want +got):\n%s", diff)
 	}
-	if took > 10*time.Second {
-		t.Errorf("Run took %s for a 1s CPU limit", took)
-	}
+	t.Logf("Run took %s for a 1s CPU limit", took)
 }
 
 func TestLuaMemoryLimit(t *testing.T) {
@@ -299,7 +300,7 @@ func TestLuaCancel(t *testing.T) {
 	if diff := cmp.Diff(want, res.Err); diff != "" {
 		t.Errorf("Err (-want +got):\n%s", diff)
 	}
-	if took > 5*time.Second {
+	if took > testlog.Bound(time.Minute) { // the loop never ends: a hang
 		t.Errorf("cancellation took %s", took)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestMain makes the test binary its own sandbox child: the runners under
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 // running, after giving them a moment to finish.
 func leakedGoroutines() string {
 	var leaked []string
-	for range 50 {
+	for deadline := time.Now().Add(testlog.Bound(30 * time.Second)); time.Now().Before(deadline); {
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
 		leaked = leaked[:0]

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // runOnDone runs a shell script as a sandbox child with Request.OnDone set
@@ -267,7 +269,7 @@ func seccompFilters(t *testing.T, pid string) int {
 // exited child ("Z", or none) never becomes "T".
 func stoppedState(state func() string) string {
 	s := state()
-	for deadline := time.Now().Add(time.Second); !strings.HasPrefix(s, "T ") && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); !strings.HasPrefix(s, "T ") && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 		s = state()
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // parentModeEnv, set to a directory, makes the test binary a stand-in proxy
@@ -49,10 +51,10 @@ func TestChildDiesWithParent(t *testing.T) {
 	}
 	parent.Process.Kill()
 	parent.Wait()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for alive(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("child %d still running 5s after its parent was killed", pid)
+			t.Fatalf("child %d still running %v after its parent was killed", pid, testlog.Bound(time.Minute))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

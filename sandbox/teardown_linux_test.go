@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // TestChildGuardsMemoryBeforeItsRun: a Lua child told its memory limit in
@@ -37,7 +39,7 @@ func TestChildGuardsMemoryBeforeItsRun(t *testing.T) {
 		cmd.Wait()
 	}()
 	limits := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/limits"
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(limits)
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +50,7 @@ func TestChildGuardsMemoryBeforeItsRun(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s without its run frame, the child's data size is still unbounded:\n%s", b)
+			t.Fatalf("%v without its run frame, the child's data size is still unbounded:\n%s", testlog.Bound(time.Minute), b)
 		}
 	}
 }
@@ -66,19 +68,19 @@ func TestWarmPythonGuardsMemoryBeforeItsRun(t *testing.T) {
 	}
 	sp := waitSpare(t, py.in.proc, dir, Limits{})
 	pid := sp.c.pid // the interpreter, or the sandbox's init that starts it
-	for deadline := time.Now().Add(10 * time.Second); sp.c.init != nil; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); sp.c.init != nil; time.Sleep(10 * time.Millisecond) {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			pid, _ = strconv.Atoi(f[0])
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the init started no interpreter within 10 s")
+			t.Fatalf("the init started no interpreter within %v", testlog.Bound(time.Minute))
 		}
 	}
 	parents := Limits{}.withDefaults().dataLimit()
 	var soft uint64
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +94,7 @@ func TestWarmPythonGuardsMemoryBeforeItsRun(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s into waiting for its script, the warm child's (pid %d) data size limit is %d, not lowered below its parent's %d", pid, soft, parents)
+			t.Fatalf("%v into waiting for its script, the warm child's (pid %d) data size limit is %d, not lowered below its parent's %d", testlog.Bound(time.Minute), pid, soft, parents)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func warmed(t *testing.T, p *procRunner) (*testlog.Runs, func() []int) {
 func waitSpare(t *testing.T, p *procRunner, dir string, lim Limits) *spare {
 	t.Helper()
 	key := spareKey{dir: dir, lim: lim.withDefaults()}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for time.Now().Before(deadline) {
 		p.warm.mu.Lock()
 		sp := p.warm.byKey[key]
@@ -72,7 +72,7 @@ func waitSpare(t *testing.T, p *procRunner, dir string, lim Limits) *spare {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("no spare was started within 10s")
+	t.Fatalf("no spare was started within %v", testlog.Bound(time.Minute))
 	return nil
 }
 
@@ -324,7 +324,7 @@ func TestWarmSpareWhoseCommandDiedIsNotUsed(t *testing.T) {
 	runIn(t, l, dir, "return 1", Limits{})
 	sp := waitSpare(t, l.proc, dir, Limits{})
 	var kids []byte
-	for deadline := time.Now().Add(10 * time.Second); len(strings.Fields(string(kids))) != 1; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testlog.Bound(time.Minute)); len(strings.Fields(string(kids))) != 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the spare's init has children %q, want its command", kids)
 		}

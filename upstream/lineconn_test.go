@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 type nopCloser struct{ io.Writer }
@@ -131,7 +132,7 @@ func TestLineConnCloseUnblocksRead(t *testing.T) {
 		if err != io.EOF {
 			t.Errorf("Read after Close: %v, want EOF", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testlog.Bound(time.Minute)):
 		t.Fatal("Close did not unblock Read")
 	}
 }

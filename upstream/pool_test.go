@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // The test binary doubles as a stdio upstream (see TestMain), so the pool
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 func legacyUpstream(name, methods string) config.Upstream {
 	return config.Upstream{Name: name, Transport: "stdio", Command: os.Args[0],
 		Env: map[string]string{testLegacyEnv: methods}, Cwd: os.TempDir(),
-		ConnectTimeout: 20 * time.Second, CallTimeout: 5 * time.Second}
+		ConnectTimeout: testlog.Bound(time.Minute), CallTimeout: testlog.Bound(time.Minute)}
 }
 
 // startPool starts a pool of ups and waits for their first connection.
@@ -37,7 +38,7 @@ func startPool(t *testing.T, opts *Options, ups ...config.Upstream) *Pool {
 	p := New(ups, opts)
 	p.Start(context.Background())
 	t.Cleanup(p.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	p.WaitReady(ctx)
 	return p
@@ -66,7 +67,7 @@ func TestLegacyUpstreamThatDropsDiscover(t *testing.T) {
 	}
 	// Restart it: the second session must not probe again.
 	p.byName["old"].close()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for p.Status()[0].Restarts < 1 || p.Status()[0].State != StateReady {
 		if time.Now().After(deadline) {
 			t.Fatalf("no reconnect: %+v", p.Status()[0])

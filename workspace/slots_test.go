@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 // A session that filled its share leaves a slot for another session.
@@ -59,7 +61,7 @@ func TestRunSlotsRoundRobin(t *testing.T) {
 		select {
 		case g := <-granted:
 			order = append(order, g)
-		case <-time.After(10 * time.Second):
+		case <-time.After(testlog.Bound(time.Minute)):
 			t.Fatalf("granted so far: %v", order)
 		}
 	}
@@ -70,7 +72,7 @@ func TestRunSlotsRoundRobin(t *testing.T) {
 
 func waitQueued(t *testing.T, r *Slots, o *Owner, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testlog.Bound(time.Minute))
 	for {
 		r.mu.Lock()
 		q := len(o.slots.waiting)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/testlog"
 )
 
 const corpus = "../../index/testdata/search-corpus"
@@ -74,7 +75,7 @@ func TestHandlerServesRecordedTools(t *testing.T) {
 	}
 	ts := httptest.NewServer(Handler(servers))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testlog.Bound(2*time.Minute))
 	defer cancel()
 	s := servers[1]
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/" + s.Name + "/mcp"}, nil)

@@ -1,6 +1,8 @@
-// Package testlog captures, for tests, what a sandbox runner logs about
-// its runs: the sandbox's own tests and the proxy's read whether each run
-// used a warm child from the same "run finished" lines.
+// Package testlog holds helpers that tests of several packages share. Runs
+// captures what a sandbox runner logs about its runs: the sandbox's own
+// tests and the proxy's read whether each run used a warm child from the
+// same "run finished" lines. Bound stretches a test's hang guard on a slow
+// machine.
 package testlog
 
 import (
