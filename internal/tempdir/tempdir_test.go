@@ -68,9 +68,3 @@ func TestOwnerPID(t *testing.T) {
 		}
 	}
 }
-
-func TestUnescape(t *testing.T) {
-	if got := unescape(`/a\040b\134c`); got != `/a b\c` {
-		t.Errorf("unescape = %q", got)
-	}
-}

@@ -32,3 +32,9 @@ func TestSweepUnmounts(t *testing.T) {
 		t.Fatalf("the directory with a mount below it was kept: %v", err)
 	}
 }
+
+func TestUnescape(t *testing.T) {
+	if got := unescape(`/a\040b\134c`); got != `/a b\c` {
+		t.Errorf("unescape = %q", got)
+	}
+}
