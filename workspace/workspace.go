@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/bytesize"
+	"github.com/toolfold/toolfold/internal/tempdir"
 	"github.com/toolfold/toolfold/sandbox"
 )
 
@@ -136,7 +137,12 @@ func (w *Set) Dir(o *Owner) string {
 // w.mu held.
 func (w *Set) temporary() (string, error) {
 	if w.root == "" {
-		root, err := os.MkdirTemp("", "toolfold-workspaces-")
+		// Named with the pid: the next start removes (and unmounts) a
+		// killed toolfold's workspaces, which it could not.
+		root, swept, err := tempdir.Make(nil, "toolfold-workspaces-")
+		if swept > 0 {
+			w.log.Info("removed session workspaces a stopped toolfold left behind", "count", swept)
+		}
 		if err != nil {
 			return "", fmt.Errorf("create the workspaces directory: %w (is TMPDIR writable?)", err)
 		}
