@@ -141,8 +141,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		{"overhead", "run overhead", e.overhead},
 		{"memory", "proxy memory", e.memory},
 	}
+	only := withNeeds(opts.Only)
 	for _, s := range steps {
-		if len(opts.Only) > 0 && !slices.Contains(opts.Only, s.key) {
+		if len(only) > 0 && !slices.Contains(only, s.key) {
 			continue
 		}
 		start := time.Now()
@@ -153,6 +154,23 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Elapsed = time.Since(rep.Started).Round(time.Millisecond)
 	return rep, nil
+}
+
+// needs names the sections a section reads the figures of: the scenarios
+// count the schemas both sides advertise.
+var needs = map[string][]string{"scenarios": {"schemas"}}
+
+// withNeeds is only with the sections its sections need added.
+func withNeeds(only []string) []string {
+	out := slices.Clone(only)
+	for _, s := range only {
+		for _, n := range needs[s] {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func (e *env) progress(format string, args ...any) {
