@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
@@ -77,27 +76,11 @@ type Edge struct {
 // hooks the client gets the one entry no connection does without: the
 // bound on the server/discover probe.
 func (u *upstream) installChains(c *mcp.Client, order *noteOrder) {
-	e := Edge{Upstream: u.cfg, Log: u.log, OrderSending: order.sending, OrderReceiving: order.receiving, Discover: discoverTimeoutMiddleware()}
+	e := Edge{Upstream: u.cfg, Log: u.log, OrderSending: order.sending, OrderReceiving: order.receiving, Discover: u.discover.middleware(u.cfg.ConnectTimeout)}
 	sending, receiving := []mcp.Middleware{e.Discover}, []mcp.Middleware(nil)
 	if u.hooks != nil {
 		sending, receiving = u.hooks.Chains(e)
 	}
 	c.AddSendingMiddleware(sending...)
 	c.AddReceivingMiddleware(receiving...)
-}
-
-// discoverTimeout is how long an upstream gets to answer server/discover.
-var discoverTimeout = 5 * time.Second
-
-func discoverTimeoutMiddleware() mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "server/discover" {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, discoverTimeout)
-				defer cancel()
-			}
-			return next(ctx, method, req)
-		}
-	}
 }

@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(testLegacyEnv); path != "" {
 		runLegacyUpstream(path)
 	}
+	if delay := os.Getenv(testSlowDiscoverEnv); delay != "" {
+		runSlowDiscoverUpstream(delay)
+	}
 	os.Exit(m.Run())
 }
 

@@ -53,6 +53,9 @@ type upstream struct {
 	relist    chan struct{}
 	firstDone chan struct{}
 
+	// discover is the server/discover probe's state (discover.go).
+	discover discoverState
+
 	mu           sync.Mutex
 	cs           *mcp.ClientSession
 	tools        []*mcp.Tool
@@ -134,12 +137,26 @@ func (u *upstream) run(ctx context.Context) {
 }
 
 // connect opens a session and lists the tools, within the connect timeout.
+// A server that answered the server/discover probe after discoverTimeout
+// is connected again at once, the probe given the whole connect timeout
+// (discover.go).
 func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if u.cfg.OAuth != nil && u.auth == nil {
 		return nil, errors.New("oauth: is set but this toolfold command keeps no OAuth tokens")
 	}
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
+	u.discover.timedOut.Store(false)
+	cs, err := u.dial(ctx)
+	if err != nil && u.discover.retry(ctx) {
+		u.log.Info("upstream answered server/discover after " + discoverTimeout.String() + " (a slow start?) and took it as its initialize; connecting again, waiting for the probe's answer")
+		cs, err = u.dial(ctx)
+	}
+	return cs, err
+}
+
+// dial is one attempt of connect.
+func (u *upstream) dial(ctx context.Context) (*mcp.ClientSession, error) {
 	start := time.Now()
 	order := newNoteOrder() // per connection: see order.go
 	tr, stdio := u.transport(order)
