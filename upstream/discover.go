@@ -19,12 +19,15 @@ var discoverTimeout = 5 * time.Second
 // server that is slow to start (npx fetching a package, a loaded machine)
 // may answer the probe after discoverTimeout: it then takes the probe as
 // its initialize and refuses the SDK's fallback initialize as a duplicate,
-// and every reconnect would meet the same slow start. So when a connection
-// fails after its probe timed out, the upstream is connected again at once
-// with the probe given the whole connect timeout, for good.
+// and every reconnect would meet the same slow start. So when a
+// connection's handshake fails after its probe timed out, the upstream is
+// connected again at once with the probe given the whole connect timeout,
+// for good. (A legacy server that drops the probe passes the handshake:
+// what fails after it, such as its tools/list, is not retried this way.)
 type discoverState struct {
-	timedOut atomic.Bool // this connection's probe ran out of discoverTimeout
-	patient  atomic.Bool // the probe gets the connect timeout from now on
+	timedOut        atomic.Bool // this connection's probe ran out of discoverTimeout
+	handshakeFailed atomic.Bool // this connection failed in the SDK's Connect
+	patient         atomic.Bool // the probe gets the connect timeout from now on
 }
 
 // middleware bounds the probe: by discoverTimeout, or by connectTimeout
@@ -51,10 +54,10 @@ func (d *discoverState) middleware(connectTimeout time.Duration) mcp.Middleware 
 }
 
 // retry reports whether a failed connection should be tried again at once
-// with a patient probe: its probe timed out, the probe was not patient
-// yet, and the connect timeout has not run out.
+// with a patient probe: its probe timed out and then its handshake failed,
+// the probe was not patient yet, and the connect timeout has not run out.
 func (d *discoverState) retry(ctx context.Context) bool {
-	if !d.timedOut.Load() || ctx.Err() != nil {
+	if !d.timedOut.Load() || !d.handshakeFailed.Load() || ctx.Err() != nil {
 		return false
 	}
 	return d.patient.CompareAndSwap(false, true)

@@ -147,6 +147,7 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 	defer cancel()
 	u.discover.timedOut.Store(false)
+	u.discover.handshakeFailed.Store(false)
 	cs, err := u.dial(ctx)
 	if err != nil && u.discover.retry(ctx) {
 		u.log.Info("upstream answered server/discover after " + discoverTimeout.String() + " (a slow start?) and took it as its initialize; connecting again, waiting for the probe's answer")
@@ -183,6 +184,7 @@ func (u *upstream) dial(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	cs, err := client.Connect(ctx, tr, u.sessionOptions())
 	if err != nil {
+		u.discover.handshakeFailed.Store(true)
 		err = u.explain("connect", ctx, err, stdio)
 		if stdio != nil {
 			stdio.kill()
