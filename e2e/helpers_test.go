@@ -177,6 +177,9 @@ type toolfoldProc struct {
 	cs     *mcp.ClientSession // nil for --http
 	stderr *syncBuffer
 	tmp    string // toolfold's TMPDIR, checked for leftovers
+	// exited receives cmd.Wait's result (startHTTPProc): a test that
+	// stops toolfold itself reads it and puts it back for the cleanup.
+	exited chan error
 
 	once     sync.Once
 	closeErr error  // from closing the session
@@ -322,6 +325,7 @@ func startHTTPProc(t *testing.T, cfg string, env ...string) (*toolfoldProc, stri
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
+	p.exited = exited
 	go func() { exited <- p.cmd.Wait() }()
 	// From here on, cmd.Wait belongs to the goroutine above.
 	ctx := testCtx(t, startTimeout)

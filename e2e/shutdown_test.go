@@ -233,7 +233,8 @@ func TestShutdownLogsNoError(t *testing.T) {
 				}
 			} else {
 				var url string
-				p, url, exited = startHTTPOwn(t, cfg)
+				p, url = startHTTPProc(t, cfg, "TOOLFOLD_LOG=info")
+				exited = p.exited
 				p.cs = connectHTTP(t, url) // left open: the stop ends it
 				listTools(t, p.cs)
 			}
@@ -258,49 +259,4 @@ func TestShutdownLogsNoError(t *testing.T) {
 			}
 		})
 	}
-}
-
-// startHTTPOwn runs `toolfold serve -c cfg --http 127.0.0.1:0` as
-// startHTTPProc does, but leaves stopping it to the test: exited receives
-// cmd.Wait's result (put it back for the cleanup, which kills toolfold if
-// it still runs and checks its stderr and TMPDIR).
-func startHTTPOwn(t *testing.T, cfg string) (*toolfoldProc, string, chan error) {
-	t.Helper()
-	p := &toolfoldProc{t: t}
-	urls := make(chan string, 1)
-	p.stderr = &syncBuffer{match: func(s string) {
-		if m := listenRE.FindStringSubmatch(s); m != nil {
-			select {
-			case urls <- m[1]:
-			default:
-			}
-		}
-	}}
-	p.cmd, p.tmp = toolfoldCmd(t, context.Background(), "serve", "-c", cfg, "--http", "127.0.0.1:0")
-	p.cmd.Env = append(p.cmd.Env, "TOOLFOLD_LOG=info")
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		if pidAlive(p.cmd.Process.Pid) {
-			self, _ := readProc(p.cmd.Process.Pid)
-			killAll(append(descendants(self.pid), self))
-		}
-		<-exited
-		p.checkStderr()
-		checkTmp(t, p.tmp)
-	})
-	select {
-	case url := <-urls:
-		return p, url, exited
-	case err := <-exited:
-		exited <- err
-		t.Fatalf("toolfold serve --http exited before listening: %v\nstderr:\n%s", err, p.stderr)
-	case <-testCtx(t, startTimeout).Done():
-		t.Fatalf("toolfold serve --http printed no %q line\nstderr:\n%s", listenRE, p.stderr)
-	}
-	return nil, "", nil
 }
