@@ -115,13 +115,15 @@ func TestBatteryIdentity(t *testing.T) {
 	}
 }
 
-func TestBatteryNetwork(t *testing.T) {
-	needSandbox(t)
+// loopbackListener listens on a loopback port of the host for the test's
+// length; accepted receives when anything connects to it.
+func loopbackListener(t *testing.T) (int, <-chan struct{}) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	accepted := make(chan struct{}, 1)
 	go func() {
 		if c, err := ln.Accept(); err == nil {
@@ -129,7 +131,12 @@ func TestBatteryNetwork(t *testing.T) {
 			accepted <- struct{}{}
 		}
 	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port, accepted
+}
+
+func TestBatteryNetwork(t *testing.T) {
+	needSandbox(t)
+	port, accepted := loopbackListener(t)
 	res := python(t, fmt.Sprintf(`
 import socket
 for target in [("127.0.0.1", %d), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
@@ -165,19 +172,7 @@ except OSError as e:
 // EPERM, and the host's loopback listener never sees a connection.
 func TestBatteryNetworkPastThePrelude(t *testing.T) {
 	needSandbox(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Close()
-			accepted <- struct{}{}
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port, accepted := loopbackListener(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	run := func(r Runner, code string) *Result {
