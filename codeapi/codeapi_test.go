@@ -34,6 +34,7 @@ func sampleIndex(t *testing.T) *index.Index {
 		{Server: "memory", Name: "read_graph", Description: "Read the entire knowledge graph", InputSchema: map[string]any{"type": "object"}},
 		{Server: "web-search", Name: "search-pages", Description: "Search the web.", InputSchema: odd, OutputSchema: out},
 		{Server: "web-search", Name: "class", Description: "A keyword-named tool.", InputSchema: map[string]any{"type": "object"}},
+		{Server: "web-search", Name: "class_", Description: "Its neighbour, named like the keyword's Python spelling.", InputSchema: map[string]any{"type": "object"}},
 	}
 	servers := []index.ServerInfo{
 		{Name: "memory", Description: "knowledge graph", Available: true},
@@ -72,7 +73,7 @@ func read(t *testing.T, path string) string {
 func TestWriteShape(t *testing.T) {
 	dir := writeSample(t)
 	want := map[string][]string{
-		"servers/README.md": {"- memory/ (2 tools): knowledge graph", "- web_search/ (2 tools) web-search",
+		"servers/README.md": {"- memory/ (2 tools): knowledge graph", "- web_search/ (3 tools) web-search",
 			"- github/ (0 tools, unavailable: connection refused: is the token set?)", "from servers.memory import create_entities"},
 		"servers/memory/README.md":          {"# memory", "- create_entities(", "Create multiple new entities"},
 		"servers/github/README.md":          {"Unavailable: connection refused: is the token set?"},
@@ -81,7 +82,8 @@ func TestWriteShape(t *testing.T) {
 		"servers/memory/read_graph.py":      {"def read_graph() -> Any:", `return _call("memory.read_graph")`},
 		"servers/web_search/search_pages.py": {`SearchPagesInput = TypedDict("SearchPagesInput", {`, "q: str", "max_results: Optional[int] = None",
 			"from_: Optional[Union[Literal[\"a\"], Literal[\"b\"]]] = None", "call: Optional[bool] = None", `_args["max-results"] = max_results`, "-> Dict[str, Any]:"},
-		"servers/web_search/class_.py":         {"def class_() -> Any:"},
+		"servers/web_search/class_.py":         {"def class_() -> Any:", `_call("web-search.class_")`},
+		"servers/web_search/class_2.py":        {"def class_2() -> Any:", `_call("web-search.class")`},
 		"servers/memory/create_entities.js":    {"@typedef {{entities: Array<", "function create_entities(args)", `call("memory.create_entities", args)`, `*\/ and`},
 		"servers/memory/create_entities.d.ts":  {"export interface CreateEntitiesInput {entities: {", "export declare function create_entities(args?: CreateEntitiesInput): Promise<unknown>;"},
 		"servers/memory/index.js":              {`create_entities: require("./create_entities.js").create_entities,`, `createEntities: require("./create_entities.js").create_entities,`},
@@ -167,6 +169,32 @@ func TestWriteParses(t *testing.T) {
 		}
 		checkPython(t, py)
 		checkJS(t, js)
+	}
+}
+
+// TestPythonToolNamesDistinct: a tool named like a keyword and a tool
+// named like the keyword's Python spelling ("class" and "class_") get a
+// module each, and importing the server's package and calling each
+// function calls its own tool, in a real python3.
+func TestPythonToolNamesDistinct(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := writeSample(t)
+	stub := filepath.Join(t.TempDir(), "toolfold.py")
+	if err := os.WriteFile(stub, []byte("def call(name, args=None):\n    return name\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const prog = "from servers import web_search as w\nprint(w.class_(), w.class_2(), sorted(w.__all__))\n"
+	cmd := exec.Command(py, "-c", prog)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir+string(os.PathListSeparator)+filepath.Dir(stub), "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), "web-search.class_ web-search.class ['class_', 'class_2', 'search_pages']"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -3,6 +3,8 @@ package codeapi
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolfold/toolfold/sandbox"
 )
 
 // JavaScript files: one CommonJS module per tool (a function with JSDoc
@@ -99,14 +101,15 @@ func javascriptTool(t *Tool) (js, dts string) {
 	return b.String(), d.String()
 }
 
-// jsReserved are words a function cannot be named in JavaScript.
-var jsReserved = setOf(`break case catch class const continue debugger default delete do else enum export extends
-	false finally for function if import in instanceof new null return super switch this throw true try typeof var void
-	while with yield let static implements interface package private protected public await arguments eval`)
+// javascript is the sandbox's JavaScript: its Syntax knows the reserved
+// words.
+var javascript, _ = sandbox.LookupLanguage("javascript")
 
-// jsName is ident as a JavaScript function name.
+// jsName is ident (a script identifier) as a JavaScript function name:
+// reserved words, and the two names strict mode keeps (arguments, eval),
+// take a trailing underscore.
 func jsName(ident string) string {
-	if jsReserved[ident] {
+	if !javascript.Syntax.Ident(ident) || ident == "arguments" || ident == "eval" {
 		return ident + "_"
 	}
 	return ident

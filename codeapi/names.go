@@ -8,14 +8,6 @@ import (
 	"github.com/toolfold/toolfold/index"
 )
 
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
-
 // isIdent reports whether s is an identifier in every language here.
 func isIdent(s string) bool { return s != "" && index.ScriptIdent(s) == s }
 

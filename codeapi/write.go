@@ -117,9 +117,10 @@ func (w *writer) servers(root string, servers []Server) {
 		w.put(filepath.Join(dir, "index.js"), js, s.PII)
 		w.put(filepath.Join(dir, "index.d.ts"), dts, s.PII)
 		w.put(filepath.Join(dir, "init.lua"), luaIndex(s), s.PII)
+		py := pyToolNames(s.Tools)
 		for j := range s.Tools {
 			t := &s.Tools[j]
-			w.put(filepath.Join(dir, pyName(t.Ident)+".py"), pythonTool(t), t.PII)
+			w.put(filepath.Join(dir, py[j]+".py"), pythonTool(t, py[j]), t.PII)
 			js, dts := javascriptTool(t)
 			w.put(filepath.Join(dir, t.Ident+".js"), js, t.PII)
 			w.put(filepath.Join(dir, t.Ident+".d.ts"), dts, t.PII)
