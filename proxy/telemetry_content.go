@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
@@ -51,11 +52,11 @@ func capturedAttrs(params mcp.Params, res mcp.Result) []attribute.KeyValue {
 	switch {
 	case !ok || r == nil:
 	case r.IsError:
-		attrs = append(attrs, attrToolErrorMessage.String(truncate(contentText(r.Content))))
+		attrs = append(attrs, attrToolErrorMessage.String(truncate(mcptext.Text(r.Content))))
 	case r.StructuredContent != nil:
 		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(jsonText(r.StructuredContent))))
 	default:
-		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(contentText(r.Content))))
+		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(mcptext.Text(r.Content))))
 	}
 	return attrs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/upstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -110,7 +111,7 @@ func (t *telemetry) statusText(res mcp.Result, err error) string {
 		return err.Error()
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && t.capture {
-		return truncate(contentText(r.Content))
+		return truncate(mcptext.Text(r.Content))
 	}
 	return errorTypeTool
 }
