@@ -1,9 +1,10 @@
-package proxy
+package telemetry
 
 import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/mcptext"
@@ -11,11 +12,11 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
-// Captured content (Options.CaptureContent): a tools/call's arguments and
+// Captured content (Config.CaptureContent): a tools/call's arguments and
 // result on its span, scrubbed of personal data and cut to maxCaptured.
 
 // clean is s with the personal data in it replaced (scrub), for a span.
-func (t *telemetry) clean(ctx context.Context, s string) string {
+func (t *Telemetry) clean(ctx context.Context, s string) string {
 	if t.scrub == nil || s == "" {
 		return s
 	}
@@ -25,7 +26,7 @@ func (t *telemetry) clean(ctx context.Context, s string) string {
 // capturedAttrs are the arguments and result of a tools/call, for
 // CaptureContent, cleaned of personal data: what a script typed is no
 // token yet (an upstream's result is one already).
-func (t *telemetry) capturedAttrs(ctx context.Context, params mcp.Params, res mcp.Result) []attribute.KeyValue {
+func (t *Telemetry) capturedAttrs(ctx context.Context, params mcp.Params, res mcp.Result) []attribute.KeyValue {
 	attrs := capturedAttrs(params, res)
 	for i, a := range attrs {
 		attrs[i].Value = attribute.StringValue(t.clean(ctx, a.Value.AsString()))
@@ -81,6 +82,9 @@ func truncate(s string) string {
 	if len(s) <= maxCaptured {
 		return s
 	}
-	cut := utf8Prefix([]byte(s), maxCaptured)
-	return string(cut) + "…[" + strconv.Itoa(len(s)-len(cut)) + " more bytes]"
+	cut := maxCaptured
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " more bytes]"
 }
