@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/testlog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -507,5 +510,57 @@ func TestTraceSearchAndErrors(t *testing.T) {
 	checkAttrs(t, server, map[string]string{"error.type": "-32602", "rpc.response.status_code": "-32602"})
 	if server.Status.Code != codes.Error {
 		t.Errorf("status %v, want Error", server.Status)
+	}
+}
+
+// olderHTTP serves server over streamable HTTP on loopback, like
+// httpUpstream, but answers server/discover 404, as a server older than
+// 2026-07-28 may: the go-sdk falls back to initialize.
+func olderHTTP(t *testing.T, name string, server *mcp.Server) config.Upstream {
+	t.Helper()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return config.Upstream{Name: name, Transport: "http", URL: ts.URL, ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
+}
+
+// The proxy hands the telemetry what it needs of the proxy: an older
+// server's failed server/discover is expected (no error status), and an
+// upstream that dies mid-call is connection_closed (upstream.Disconnected).
+func TestTraceExpectedAndDisconnected(t *testing.T) {
+	setVar(t, &reconnectBackoff, 50*time.Millisecond)
+	rig := newTelemetryRig(t, false)
+	_, cs := startProxyWith(t, testConfig(olderHTTP(t, "calc", newTestServer()), stdioUpstream("std")), rig.opts)
+	if text, isErr := runLua(t, cs, `print(pcall(function() return tools.std.crash{} end))`); isErr {
+		t.Fatalf("script: %s", text)
+	}
+	var discover, crash *tracetest.SpanStub
+	spans := rig.spans.GetSpans()
+	for i, s := range spans {
+		a := attrs(s.Attributes)
+		switch {
+		case s.SpanKind != trace.SpanKindClient:
+		case s.Name == "server/discover" && a["toolfold.upstream"] == "calc" && a["error.type"] != "":
+			discover = &spans[i]
+		case s.Name == "tools/call crash":
+			crash = &spans[i]
+		}
+	}
+	if discover == nil || crash == nil {
+		t.Fatalf("no failed server/discover of calc or no tools/call crash CLIENT span among %v", spanNames(spans))
+	}
+	if discover.Status.Code != codes.Unset {
+		t.Errorf("calc's failed server/discover has status %v, want none: the fallback is expected", discover.Status)
+	}
+	if got := attrs(crash.Attributes)["error.type"]; got != "connection_closed" || crash.Status.Code != codes.Error {
+		t.Errorf("tools/call crash: error.type %q, status %v; want connection_closed, Error", got, crash.Status)
 	}
 }
