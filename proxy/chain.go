@@ -46,7 +46,7 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// below (the script, its upstream calls) is its child and the
 		// duration covers the whole request. Inside recover: a panic
 		// below still ends the span (marked failed) on its way up.
-		{"trace", p.tel.serverMiddleware()},
+		{"trace", p.tel.ServerMiddleware()},
 		// log sits inside trace so that its context carries the span. A
 		// panic passes it unlogged; recover, outside, logs it with its
 		// stack.
@@ -112,7 +112,7 @@ func (h poolHooks) upstreamChain(e upstream.Edge) []namedMiddleware {
 		// including the probe timeout below, and replaces any trace
 		// context in params._meta with its own, so no client's values
 		// are forwarded upstream.
-		{"trace", h.p.tel.clientMiddleware(e.Upstream)},
+		{"trace", h.p.tel.ClientMiddleware(e.Upstream)},
 		// log sits inside trace, so its context carries the span.
 		{"log", logMiddleware(e.Log.With("edge", "upstream"))},
 		// discover bounds the go-sdk's 2026-07-28 server/discover probe
@@ -231,11 +231,11 @@ func (p *Proxy) ownAnswers() ownMiddleware {
 	}
 }
 
-// traceOwn is ownChain's trace entry (telemetry.traceProviderCall).
+// traceOwn is ownChain's trace entry (telemetry.TraceProviderCall).
 func (p *Proxy) traceOwn(provider string) ownMiddleware {
 	return func(next ownCallFunc) ownCallFunc {
 		return func(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-			return p.tel.traceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return p.tel.TraceProviderCall(ctx, provider, server, params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) {
 				return next(ctx, server, params)
 			})
 		}

@@ -106,11 +106,16 @@
 // and RedactLogger redacts the log. The upstream sessions are shared by
 // all client sessions; the vault travels with the request instead.
 //
-// OpenTelemetry (telemetry.go, the API only) traces every hop: a SERVER span
-// per client request continuing the client's trace from params._meta, an
-// INTERNAL span per script run and search, a CLIENT span per upstream
-// request whose context goes upstream in params._meta; with the MCP duration
-// histograms and toolfold's counters. Options without providers cost nothing.
+// OpenTelemetry (package telemetry, the API only) traces every hop: a
+// SERVER span per client request continuing the client's trace from
+// params._meta, an INTERNAL span per script run and search, a CLIENT span
+// per upstream request whose context goes upstream in params._meta; with
+// the MCP duration histograms and toolfold's counters. New hands it the
+// options' providers and what it needs of the proxy (telemetry.Config: the
+// tokenizer's scrubFunc, SessionTag, expectedFailure); chain.go places its
+// middleware on both edges, tools.go and skillrun.go wrap runs and
+// searches in its spans, traceOwn the calls to toolfold's own providers.
+// Options without providers cost nothing.
 //
 // Everything but tools passes through (forward.go): upstream prompts,
 // resources and templates are mirrored onto the server under collision-free

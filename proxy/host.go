@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
 )
@@ -79,7 +80,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 		return nil, &sandbox.ToolError{Tool: name, Msg: qname + ": " + err.Error()}
 	}
 	if res.IsError {
-		msg := strings.TrimSpace(contentText(res.Content))
+		msg := strings.TrimSpace(mcptext.Text(res.Content))
 		if msg == "" {
 			msg = "the tool reported an error without a message"
 		}
@@ -181,24 +182,13 @@ func scriptValue(res *mcp.CallToolResult) (json.RawMessage, error) {
 				return json.RawMessage(t), nil
 			}
 		}
-		return json.Marshal(contentText(res.Content))
+		return json.Marshal(mcptext.Text(res.Content))
 	}
 	items := make([]any, 0, len(res.Content))
 	for _, c := range res.Content {
 		items = append(items, contentObject(c))
 	}
 	return json.Marshal(items)
-}
-
-// contentText joins the text blocks of a result.
-func contentText(cs []mcp.Content) string {
-	var parts []string
-	for _, c := range cs {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // contentObject describes one content block for a script.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/mcptext"
 )
 
 // jsonSize must agree with what json.Marshal writes, or boundResult lets
@@ -64,7 +65,7 @@ func TestBoundResultStructured(t *testing.T) {
 	if got.StructuredContent != nil {
 		t.Error("structured content over the bound was passed on")
 	}
-	if text := contentText(got.Content); !strings.Contains(text, "structuredContent dropped") {
+	if text := mcptext.Text(got.Content); !strings.Contains(text, "structuredContent dropped") {
 		t.Errorf("no note of the drop: %q", text)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 )
 
 // The load benchmarks open 100 client sessions to toolfold over streamable
@@ -74,7 +75,7 @@ func loadBench(b *testing.B, cfg *config.Config, call *mcp.CallToolParams) {
 				res, err := cs.CallTool(ctx, call)
 				d := time.Since(t0)
 				if err == nil && res.IsError {
-					err = errText(contentText(res.Content))
+					err = errText(mcptext.Text(res.Content))
 				}
 				if err != nil {
 					errs.Add(1)

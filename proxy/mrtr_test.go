@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 )
 
 // newProtocolServer is an upstream speaking 2026-07-28 (stateless HTTP):
@@ -50,7 +51,7 @@ func TestMultiRoundTripUpstream(t *testing.T) {
 	cs := richClient(t, p, "carol", &log)
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{}})
-	if err != nil || res.IsError || contentText(res.Content) != "confirmed by carol" {
+	if err != nil || res.IsError || mcptext.Text(res.Content) != "confirmed by carol" {
 		t.Fatalf("confirm: %v %+v", err, res)
 	}
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/internal/testlog"
 )
 
@@ -392,6 +393,6 @@ func TestPassthroughToolListChanged(t *testing.T) {
 	}
 	waitFor(t, "the new tool", func() bool {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "translate_klingon", Arguments: map[string]any{"text": "hello"}})
-		return err == nil && !res.IsError && contentText(res.Content) == "nuqneH"
+		return err == nil && !res.IsError && mcptext.Text(res.Content) == "nuqneH"
 	})
 }

@@ -172,12 +172,12 @@ func TestProviderCallsAreTraced(t *testing.T) {
 	_, tree := rig.trace(t, "tools/call run_script")
 	var script *tracetest.SpanStub
 	for i, s := range tree {
-		if s.Name == spanScript {
+		if s.Name == "execute_script" {
 			script = &tree[i]
 		}
 	}
 	if script == nil {
-		t.Fatalf("no %s span among %v", spanScript, spanNames(tree))
+		t.Fatalf("no execute_script span among %v", spanNames(tree))
 	}
 	kids := childrenOf(tree, *script)
 	if len(kids) != 1 || kids[0].Name != "tools/call notes.lookup_note" || kids[0].SpanKind != trace.SpanKindInternal {

@@ -18,6 +18,7 @@ import (
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
+	"github.com/toolfold/toolfold/telemetry"
 	"github.com/toolfold/toolfold/upstream"
 	"github.com/toolfold/toolfold/workspace"
 	"go.opentelemetry.io/otel/metric"
@@ -38,7 +39,7 @@ type Options struct {
 	// Their servers follow the upstreams in search_tools' server list.
 	Providers []Provider
 
-	// OpenTelemetry (telemetry.go). The proxy uses the API only; the caller
+	// OpenTelemetry (package telemetry). The proxy uses the API only; the caller
 	// installs the SDK and exporters.
 	TracerProvider trace.TracerProvider // nil: no tracing, no cost (noop)
 	MeterProvider  metric.MeterProvider // nil: no metrics (noop)
@@ -96,9 +97,9 @@ type Proxy struct {
 	runners map[string]sandbox.Runner
 	langs   []string
 	server  *mcp.Server
-	tel     *telemetry // nil when neither provider is set
-	pii     *piiState  // nil when PII rewriting is off (rewrite.go)
-	fwd     *forwarder // everything but tools, passed through (forward.go)
+	tel     *telemetry.Telemetry // nil when neither provider is set
+	pii     *piiState            // nil when PII rewriting is off (rewrite.go)
+	fwd     *forwarder           // everything but tools, passed through (forward.go)
 
 	catalog atomic.Pointer[index.Index]
 	// catalogPII is what the scan of the catalog found (catalogpii.go).
@@ -154,12 +155,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		version = "dev"
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck, store: opts.Store}
-	p.tel = newTelemetry(opts, version, log)
 	p.learn = newLearner(cfg, opts.Store, log)
 	p.pii = newPIIState(cfg.PII, log)
-	if p.tel != nil {
-		p.tel.scrub = p.pii.scrubFunc()
-	}
+	p.tel = telemetry.New(telemetry.Config{TracerProvider: opts.TracerProvider, MeterProvider: opts.MeterProvider,
+		CaptureContent: opts.CaptureContent, Version: version, Logger: log, Clean: p.pii.scrubFunc(),
+		SessionTag: SessionTag, ExpectedFailure: expectedFailure, Disconnected: upstream.Disconnected})
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.sessions = newSessions(p.life, p.pii.newVaultFunc())
 	p.slots = workspace.NewSlots(max(4, 2*runtime.NumCPU()))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/internal/testlog"
 )
 
@@ -141,7 +142,7 @@ func TestRogueUpstream(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			} else {
-				got = contentText(res.Content)
+				got = mcptext.Text(res.Content)
 			}
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("%s: got %.300q, want it to contain %q", tc.tool, got, tc.want)

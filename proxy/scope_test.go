@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/internal/testlog"
 )
 
@@ -223,7 +224,7 @@ func TestScopeSessionPinsClientRequests(t *testing.T) {
 			asked <- answer{err: err}
 			return
 		}
-		asked <- answer{text: contentText(res.Content)}
+		asked <- answer{text: mcptext.Text(res.Content)}
 	}()
 	held := make(chan error, 1)
 	go func() {

@@ -128,11 +128,11 @@ func (p *Proxy) runSkill(ctx context.Context, caller *scriptHost, name string, a
 	lim.CPUTime = min(lim.CPUTime, max(left, time.Second))
 	lim.MaxToolCalls = int(max(frame.budget.calls.Load(), 1))
 	nctx := withRunFrame(ctx, &runFrame{budget: frame.budget, depth: frame.depth + 1})
-	nctx, span := p.tel.startScript(nctx, s.Language, s.Code)
+	nctx, span := p.tel.StartScript(nctx, s.Language, s.Code)
 	host := &scriptHost{p: p, lang: s.Language, session: caller.session}
 	res, err := runner.Run(nctx, sandbox.Request{Code: s.Code, Language: s.Language, Limits: lim,
 		Require: sandbox.Require(p.cfg.Sandbox.Require), Args: args, OnOutput: onOutput}, host)
-	p.tel.endScript(nctx, span, s.Language, res, err)
+	p.tel.EndScript(nctx, span, s.Language, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

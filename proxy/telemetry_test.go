@@ -1,9 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"log/slog"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/testlog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -26,6 +27,16 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
+
+// The telemetry as a whole Proxy wires it (package telemetry tests its
+// parts alone): the span tree of a run, trace context across both edges,
+// captured content, the metrics.
+
+// capturedMax is the cut of each captured attribute (package telemetry).
+const capturedMax = 4 << 10
+
+// durationBuckets are the MCP duration histograms' advisory bounds.
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 // telemetryRig records what the proxy's telemetry emits: spans in memory,
 // metrics through a manual reader.
@@ -406,8 +417,8 @@ func TestTraceContinuesHTTPHeaderTraceparent(t *testing.T) {
 		t.Errorf("SERVER span in trace %s under %s, want the header's %s under %s",
 			server.SpanContext.TraceID(), server.Parent.SpanID(), clientTraceID, clientSpanID)
 	}
-	if attrs(server.Attributes)["mcp.session.id"] == "" {
-		t.Errorf("no mcp.session.id over streamable HTTP: %v", attrs(server.Attributes))
+	if got, want := attrs(server.Attributes)["mcp.session.id"], SessionTag(cs.ID()); got != want || got == "" || got == cs.ID() {
+		t.Errorf("mcp.session.id %q over streamable HTTP, want the session's tag %q, never its id", got, want)
 	}
 }
 
@@ -444,8 +455,8 @@ return call("calc.echo-text", {text = "`+big+`"}) ~= nil`)
 			}
 		case "tools/call echo-text":
 			r := a["gen_ai.tool.call.result"]
-			if len(r) > maxCaptured+40 || !strings.HasSuffix(r, "more bytes]") || !strings.HasPrefix(r, "éé") {
-				t.Errorf("echo result: %d bytes, ends %q; want it cut to %d", len(r), r[max(0, len(r)-30):], maxCaptured)
+			if len(r) > capturedMax+40 || !strings.HasSuffix(r, "more bytes]") || !strings.HasPrefix(r, "éé") {
+				t.Errorf("echo result: %d bytes, ends %q; want it cut to %d", len(r), r[max(0, len(r)-30):], capturedMax)
 			}
 		}
 	}
@@ -502,66 +513,54 @@ func TestTraceSearchAndErrors(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{
-		{"short", "short"},
-		{strings.Repeat("a", maxCaptured), strings.Repeat("a", maxCaptured)},
-		{strings.Repeat("a", maxCaptured+5), strings.Repeat("a", maxCaptured) + "…[5 more bytes]"},
-		{"a" + strings.Repeat("é", maxCaptured/2), "a" + strings.Repeat("é", maxCaptured/2-1) + "…[2 more bytes]"},
-	} {
-		if got := truncate(tc.in); got != tc.want {
-			t.Errorf("truncate(%d bytes) = %d bytes ...%q, want %d bytes", len(tc.in), len(got), got[max(0, len(got)-20):], len(tc.want))
+// olderHTTP serves server over streamable HTTP on loopback, like
+// httpUpstream, but answers server/discover 404, as a server older than
+// 2026-07-28 may: the go-sdk falls back to initialize.
+func olderHTTP(t *testing.T, name string, server *mcp.Server) config.Upstream {
+	t.Helper()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			http.NotFound(w, r)
+			return
 		}
-	}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return config.Upstream{Name: name, Transport: "http", URL: ts.URL, ConnectTimeout: upstreamTimeout, CallTimeout: upstreamTimeout}
 }
 
-// The cost of the telemetry middleware on one request, both edges, with
-// no telemetry configured (nil), noop providers, and the SDK recording
-// (in memory), against no middleware at all:
-//
-//	go test -run '^$' -bench Telemetry -benchmem ./proxy
-func BenchmarkTelemetryMiddleware(b *testing.B) {
-	handler := func(context.Context, string, mcp.Request) (mcp.Result, error) {
-		return &mcp.CallToolResult{}, nil
+// The proxy hands the telemetry what it needs of the proxy: an older
+// server's failed server/discover is expected (no error status), and an
+// upstream that dies mid-call is connection_closed (upstream.Disconnected).
+func TestTraceExpectedAndDisconnected(t *testing.T) {
+	setVar(t, &reconnectBackoff, 50*time.Millisecond)
+	rig := newTelemetryRig(t, false)
+	_, cs := startProxyWith(t, testConfig(olderHTTP(t, "calc", newTestServer()), stdioUpstream("std")), rig.opts)
+	if text, isErr := runLua(t, cs, `print(pcall(function() return tools.std.crash{} end))`); isErr {
+		t.Fatalf("script: %s", text)
 	}
-	sdk := newTelemetryRig(b, false)
-	for _, tc := range []struct {
-		name string
-		tel  *telemetry
-		none bool
-	}{
-		{"none", nil, true},
-		{"nil", nil, false},
-		{"noop", newTelemetry(&Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}, "bench", slog.New(slog.DiscardHandler)), false},
-		{"sdk", newTelemetry(sdk.opts, "bench", slog.New(slog.DiscardHandler)), false},
-	} {
-		server, client := mcp.MethodHandler(handler), mcp.MethodHandler(handler)
-		if !tc.none {
-			server = tc.tel.serverMiddleware()(handler)
-			client = tc.tel.clientMiddleware(stdioUpstream("calc"))(handler)
+	var discover, crash *tracetest.SpanStub
+	spans := rig.spans.GetSpans()
+	for i, s := range spans {
+		a := attrs(s.Attributes)
+		switch {
+		case s.SpanKind != trace.SpanKindClient:
+		case s.Name == "server/discover" && a["toolfold.upstream"] == "calc" && a["error.type"] != "":
+			discover = &spans[i]
+		case s.Name == "tools/call crash":
+			crash = &spans[i]
 		}
-		ctx := context.Background()
-		b.Run("server/"+tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "run_script", Arguments: json.RawMessage(`{"code":"return 1"}`)}}
-				if _, err := server(ctx, "tools/call", req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("upstream/"+tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				req := &mcp.ClientRequest[*mcp.CallToolParams]{Params: &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}}
-				if _, err := client(ctx, "tools/call", req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		sdk.spans.Reset()
+	}
+	if discover == nil || crash == nil {
+		t.Fatalf("no failed server/discover of calc or no tools/call crash CLIENT span among %v", spanNames(spans))
+	}
+	if discover.Status.Code != codes.Unset {
+		t.Errorf("calc's failed server/discover has status %v, want none: the fallback is expected", discover.Status)
+	}
+	if got := attrs(crash.Attributes)["error.type"]; got != "connection_closed" || crash.Status.Code != codes.Error {
+		t.Errorf("tools/call crash: error.type %q, status %v; want connection_closed, Error", got, crash.Status)
 	}
 }

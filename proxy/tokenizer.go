@@ -39,7 +39,7 @@ import (
 //	the audit and the dashboard       shownCode (observer.go), shownArgs
 //	observer: code, arguments, errors (policy.go, flows.go), auditCode
 //	                                  (tools.go), auditError (policy.go)
-//	spans (telemetry.scrub)           scrubFunc (proxy.go)
+//	spans (telemetry.Config.Clean)    scrubFunc (proxy.go)
 //
 // What the tokens restore on the way back (rewriteMiddleware,
 // samplingBack, elicitBack) is the other direction, decided by pii.flows
@@ -291,7 +291,7 @@ func (st *piiState) shownArgs(ctx context.Context, args json.RawMessage) (json.R
 	return shown, notes
 }
 
-// scrubFunc is what telemetry records through (telemetry.scrub): text
+// scrubFunc is what telemetry records through (telemetry.Config.Clean): text
 // with the values the vault of ctx holds or mints as their tokens, or,
 // where no session is at hand, the detected values as their types
 // ([EMAIL]). Nil when PII rewriting is off.

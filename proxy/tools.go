@@ -171,7 +171,7 @@ func (p *Proxy) SearchLanguage(query, detail string, limit int, server, lang str
 // with the vault ctx carries (none for a person's toolfold search).
 // lang names the script language of signatures ("" for the default).
 func (p *Proxy) search(ctx context.Context, query, detail string, limit int, server, lang string) (string, error) {
-	return p.tel.traceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
+	return p.tel.TraceSearch(ctx, query, detail, limit, server, func() (string, int, error) {
 		return p.searchCatalog(ctx, query, detail, limit, server, lang)
 	})
 }
@@ -264,8 +264,8 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		return "", false, err
 	}
 	defer release()
-	ctx, span := p.tel.startScript(p.topFrame(ctx, lang, code), lang, code)
-	p.tel.slotWait(span, waited)
+	ctx, span := p.tel.StartScript(p.topFrame(ctx, lang, code), lang, code)
+	p.tel.SlotWait(span, waited)
 	host := &scriptHost{p: p, lang: lang, session: sessionOf(ctx)}
 	start := time.Now()
 	p.observeStart(ctx, code)
@@ -278,7 +278,7 @@ func (p *Proxy) RunScriptArgs(ctx context.Context, code, lang string, args json.
 		defer pr.stop() // before the answer: no progress after it
 	}
 	res, err := p.workspaces.Run(ctx, sessionOf(ctx).workspace(), runner, sreq, host)
-	p.tel.endScript(ctx, span, lang, res, err)
+	p.tel.EndScript(ctx, span, lang, res, err)
 	if err != nil {
 		p.auditRun(ctx, start, code, nil, 0, err)
 		if ctx.Err() != nil {

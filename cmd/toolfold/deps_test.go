@@ -35,6 +35,10 @@ func TestDependencyDirection(t *testing.T) {
 		// workspace: sessions' directories and run slots; the proxy hands
 		// it each session's Owner, so it needs nothing of the proxy.
 		"workspace": {"proxy"},
+		// telemetry observes both edges, runs, searches and provider calls;
+		// the proxy hands it what it needs (telemetry.Config), and chain.go
+		// places its middleware on the edges the pool serves.
+		"telemetry": {"proxy", "upstream", "dashboard"},
 		"proxy":     {"dashboard"}, // the dashboard observes the proxy, not the other way
 	}
 	for pkg, bad := range forbidden {

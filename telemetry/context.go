@@ -1,4 +1,4 @@
-package proxy
+package telemetry
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // extract returns ctx carrying the client's trace context: from
 // params._meta (SEP-414), else from the HTTP request's headers.
-func (t *telemetry) extract(ctx context.Context, req mcp.Request, params mcp.Params) context.Context {
+func (t *Telemetry) extract(ctx context.Context, req mcp.Request, params mcp.Params) context.Context {
 	if params != nil {
 		if m := params.GetMeta(); m != nil {
 			if _, ok := m[metaTraceparent]; ok {
@@ -32,7 +32,7 @@ func (t *telemetry) extract(ctx context.Context, req mcp.Request, params mcp.Par
 // whatever came in is dropped, and the span of ctx is injected when t is
 // tracing it (a span of ours: a remote span context is the client's). The
 // map is copied, so a caller's map is never changed.
-func setTraceMeta(ctx context.Context, params mcp.Params, t *telemetry) {
+func setTraceMeta(ctx context.Context, params mcp.Params, t *Telemetry) {
 	if params == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package proxy
+package telemetry
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 // (execute_script), searches (search_tools), and calls to a provider of
 // toolfold's own (skills).
 
-// startScript starts the span of one script run.
-func (t *telemetry) startScript(ctx context.Context, lang, code string) (context.Context, trace.Span) {
+// StartScript starts the span of one script run.
+func (t *Telemetry) StartScript(ctx context.Context, lang, code string) (context.Context, trace.Span) {
 	if t == nil {
 		return ctx, nil
 	}
@@ -32,18 +32,18 @@ func (t *telemetry) startScript(ctx context.Context, lang, code string) (context
 	return ctx, span
 }
 
-// slotWait records on a run's span how long it waited for a run slot
-// (workspace.Slots).
-func (t *telemetry) slotWait(span trace.Span, waited time.Duration) {
+// SlotWait records on a run's span how long it waited for a run slot
+// (package workspace's run slots).
+func (t *Telemetry) SlotWait(span trace.Span, waited time.Duration) {
 	if t == nil || span == nil || !span.IsRecording() {
 		return
 	}
 	span.SetAttributes(attrSlotWait.Float64(waited.Seconds()))
 }
 
-// endScript ends a run's span and counts it: its outcome, the limit it
+// EndScript ends a run's span and counts it: its outcome, the limit it
 // hit, the tool result bytes it kept out of the model's context.
-func (t *telemetry) endScript(ctx context.Context, span trace.Span, lang string, res *sandbox.Result, err error) {
+func (t *Telemetry) EndScript(ctx context.Context, span trace.Span, lang string, res *sandbox.Result, err error) {
 	if t == nil {
 		return
 	}
@@ -52,7 +52,7 @@ func (t *telemetry) endScript(ctx context.Context, span trace.Span, lang string,
 	case err != nil && ctx.Err() != nil:
 		outcome = "canceled"
 	case err != nil:
-		outcome, _ = errorType(err)
+		outcome, _ = t.errorType(err)
 	case res.Err != nil:
 		outcome = res.Err.Kind
 		if limitKinds[outcome] {
@@ -86,7 +86,7 @@ func (t *telemetry) endScript(ctx context.Context, span trace.Span, lang string,
 
 // scriptStatus describes a failed run: the script's error only when
 // content is captured (it quotes the script and what tools returned).
-func (t *telemetry) scriptStatus(outcome string, res *sandbox.Result, err error) string {
+func (t *Telemetry) scriptStatus(outcome string, res *sandbox.Result, err error) string {
 	switch {
 	case err != nil:
 		return err.Error()
@@ -96,10 +96,10 @@ func (t *telemetry) scriptStatus(outcome string, res *sandbox.Result, err error)
 	return "script failed: " + outcome
 }
 
-// traceSearch runs search inside a span that records its shape: the
+// TraceSearch runs search inside a span that records its shape: the
 // query's length, detail, limit, server filter and hits; the query text
 // only with CaptureContent.
-func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit int, server string,
+func (t *Telemetry) TraceSearch(ctx context.Context, query, detail string, limit int, server string,
 	search func() (string, int, error)) (string, error) {
 	if t == nil {
 		text, _, err := search()
@@ -123,7 +123,7 @@ func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit
 		span.SetAttributes(attrSearchQuery.String(truncate(t.clean(ctx, query))))
 	}
 	if err != nil {
-		typ, _ := errorType(err)
+		typ, _ := t.errorType(err)
 		if _, ok := err.(*jsonrpc.Error); !ok {
 			typ = errorTypeTool
 		}
@@ -133,11 +133,11 @@ func (t *telemetry) traceSearch(ctx context.Context, query, detail string, limit
 	return text, err
 }
 
-// traceProviderCall runs call, a tool call served by a provider of
-// toolfold's own (provider.go), inside an INTERNAL span "tools/call
+// TraceProviderCall runs call, a tool call served by a provider of
+// toolfold's own (skills; proxy's Provider), inside an INTERNAL span "tools/call
 // server.tool", and counts it by provider, server and outcome. Upstream
-// calls are traced by clientMiddleware instead.
-func (t *telemetry) traceProviderCall(ctx context.Context, provider, server, tool string,
+// calls are traced by ClientMiddleware instead.
+func (t *Telemetry) TraceProviderCall(ctx context.Context, provider, server, tool string,
 	call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	if t == nil {
 		return call(ctx)
@@ -148,7 +148,7 @@ func (t *telemetry) traceProviderCall(ctx context.Context, provider, server, too
 	outcome := outcomeOK
 	switch {
 	case err != nil:
-		outcome, _ = errorType(err)
+		outcome, _ = t.errorType(err)
 	case res != nil && res.IsError:
 		outcome = errorTypeTool
 	}

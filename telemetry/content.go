@@ -1,20 +1,22 @@
-package proxy
+package telemetry
 
 import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
-// Captured content (Options.CaptureContent): a tools/call's arguments and
+// Captured content (Config.CaptureContent): a tools/call's arguments and
 // result on its span, scrubbed of personal data and cut to maxCaptured.
 
 // clean is s with the personal data in it replaced (scrub), for a span.
-func (t *telemetry) clean(ctx context.Context, s string) string {
+func (t *Telemetry) clean(ctx context.Context, s string) string {
 	if t.scrub == nil || s == "" {
 		return s
 	}
@@ -24,7 +26,7 @@ func (t *telemetry) clean(ctx context.Context, s string) string {
 // capturedAttrs are the arguments and result of a tools/call, for
 // CaptureContent, cleaned of personal data: what a script typed is no
 // token yet (an upstream's result is one already).
-func (t *telemetry) capturedAttrs(ctx context.Context, params mcp.Params, res mcp.Result) []attribute.KeyValue {
+func (t *Telemetry) capturedAttrs(ctx context.Context, params mcp.Params, res mcp.Result) []attribute.KeyValue {
 	attrs := capturedAttrs(params, res)
 	for i, a := range attrs {
 		attrs[i].Value = attribute.StringValue(t.clean(ctx, a.Value.AsString()))
@@ -51,11 +53,11 @@ func capturedAttrs(params mcp.Params, res mcp.Result) []attribute.KeyValue {
 	switch {
 	case !ok || r == nil:
 	case r.IsError:
-		attrs = append(attrs, attrToolErrorMessage.String(truncate(contentText(r.Content))))
+		attrs = append(attrs, attrToolErrorMessage.String(truncate(mcptext.Text(r.Content))))
 	case r.StructuredContent != nil:
 		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(jsonText(r.StructuredContent))))
 	default:
-		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(contentText(r.Content))))
+		attrs = append(attrs, semconv.GenAIToolCallResultKey.String(truncate(mcptext.Text(r.Content))))
 	}
 	return attrs
 }
@@ -80,6 +82,9 @@ func truncate(s string) string {
 	if len(s) <= maxCaptured {
 		return s
 	}
-	cut := utf8Prefix([]byte(s), maxCaptured)
-	return string(cut) + "…[" + strconv.Itoa(len(s)-len(cut)) + " more bytes]"
+	cut := maxCaptured
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[" + strconv.Itoa(len(s)-cut) + " more bytes]"
 }

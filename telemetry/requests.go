@@ -1,4 +1,4 @@
-package proxy
+package telemetry
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
-	"github.com/toolfold/toolfold/upstream"
+	"github.com/toolfold/toolfold/internal/mcptext"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -20,13 +20,13 @@ import (
 )
 
 // The spans and duration histograms of MCP requests on both edges: a
-// SERVER span for each request a client sends toolfold (serverMiddleware),
+// SERVER span for each request a client sends toolfold (ServerMiddleware),
 // a CLIENT span for each request toolfold sends an upstream
-// (clientMiddleware), with the attributes the conventions name.
+// (ClientMiddleware), with the attributes the conventions name.
 
-// serverMiddleware traces and times every request the client sends: a
+// ServerMiddleware traces and times every request the client sends: a
 // SERVER span continuing the client's trace from params._meta.
-func (t *telemetry) serverMiddleware() mcp.Middleware {
+func (t *Telemetry) ServerMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		if t == nil {
 			return next
@@ -39,10 +39,10 @@ func (t *telemetry) serverMiddleware() mcp.Middleware {
 	}
 }
 
-// clientMiddleware traces and times every request toolfold sends to one
+// ClientMiddleware traces and times every request toolfold sends to one
 // upstream: a CLIENT span, child of the script's span when a script made
 // the call, whose context replaces any trace context in params._meta.
-func (t *telemetry) clientMiddleware(up config.Upstream) mcp.Middleware {
+func (t *Telemetry) ClientMiddleware(up config.Upstream) mcp.Middleware {
 	peer := peerAttrs(up)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		if t == nil {
@@ -60,7 +60,7 @@ func (t *telemetry) clientMiddleware(up config.Upstream) mcp.Middleware {
 
 // observe runs next inside a span of kind and records its duration. A
 // CLIENT span's context goes into the request's _meta.
-func (t *telemetry) observe(ctx context.Context, kind trace.SpanKind, op operation, req mcp.Request, params mcp.Params,
+func (t *Telemetry) observe(ctx context.Context, kind trace.SpanKind, op operation, req mcp.Request, params mcp.Params,
 	peer []attribute.KeyValue, next mcp.MethodHandler) (res mcp.Result, err error) {
 	start := time.Now()
 	ctx, span := t.tracer.Start(ctx, op.spanName(), trace.WithSpanKind(kind))
@@ -69,20 +69,20 @@ func (t *telemetry) observe(ctx context.Context, kind trace.SpanKind, op operati
 	}
 	ended := false
 	defer func() {
-		if !ended { // a panic below: recoverMiddleware reports it
+		if !ended { // a panic below: the proxy's recover entry reports it
 			span.SetStatus(codes.Error, "panic")
 			span.End()
 		}
 	}()
 	res, err = next(ctx, op.method, req)
 	ended = true
-	op.finish(req, params, res, err)
+	op.finish(req, params, res, err, t.errorType)
 	if span.IsRecording() {
-		span.SetAttributes(op.spanAttrs(req, peer)...)
+		span.SetAttributes(op.spanAttrs(req, peer, t.sessionTag)...)
 		if t.capture {
 			span.SetAttributes(t.capturedAttrs(ctx, params, res)...)
 		}
-		if op.errType != "" && !expectedFailure(op.method, err) {
+		if op.errType != "" && !t.expectedFailure(op.method, err) {
 			span.SetStatus(codes.Error, t.clean(ctx, t.statusText(res, err)))
 		}
 	}
@@ -105,12 +105,12 @@ func (t *telemetry) observe(ctx context.Context, kind trace.SpanKind, op operati
 
 // statusText describes a failure on a span: the error, or for an isError
 // result its text when content is captured.
-func (t *telemetry) statusText(res mcp.Result, err error) string {
+func (t *Telemetry) statusText(res mcp.Result, err error) string {
 	if err != nil {
 		return err.Error()
 	}
 	if r, ok := res.(*mcp.CallToolResult); ok && t.capture {
-		return truncate(contentText(r.Content))
+		return truncate(mcptext.Text(r.Content))
 	}
 	return errorTypeTool
 }
@@ -176,12 +176,13 @@ func (op *operation) spanName() string {
 	return op.method + " " + op.target
 }
 
-// finish records what the request's outcome and session tell.
-func (op *operation) finish(req mcp.Request, params mcp.Params, res mcp.Result, err error) {
+// finish records what the request's outcome and session tell; classify
+// is Telemetry.errorType.
+func (op *operation) finish(req mcp.Request, params mcp.Params, res mcp.Result, err error, classify func(error) (string, string)) {
 	op.protocol = protocolVersion(req, params)
 	switch {
 	case err != nil:
-		op.errType, op.rpcCode = errorType(err)
+		op.errType, op.rpcCode = classify(err)
 	case isToolError(res):
 		op.errType = errorTypeTool
 	}
@@ -214,12 +215,13 @@ func (op *operation) metricAttrs(peer []attribute.KeyValue) []attribute.KeyValue
 	return attrs
 }
 
-// spanAttrs are the metric attributes plus the method and session.
-func (op *operation) spanAttrs(req mcp.Request, peer []attribute.KeyValue) []attribute.KeyValue {
+// spanAttrs are the metric attributes plus the method and session (its
+// tag: sessionTag, nil leaving it out).
+func (op *operation) spanAttrs(req mcp.Request, peer []attribute.KeyValue, sessionTag func(string) string) []attribute.KeyValue {
 	attrs := append(op.metricAttrs(peer), semconv.McpMethodNameKey.String(op.method))
-	if id := sessionID(req.GetSession()); id != "" {
-		// The tag, not the id: a collector is one more log (logredact.go).
-		attrs = append(attrs, semconv.McpSessionID(SessionTag(id)))
+	if id := sessionID(req.GetSession()); id != "" && sessionTag != nil {
+		// The tag, not the id: a collector is one more log.
+		attrs = append(attrs, semconv.McpSessionID(sessionTag(id)))
 	}
 	if op.uri != "" {
 		attrs = append(attrs, semconv.McpResourceURI(op.uri))
@@ -267,6 +269,12 @@ func protocolVersion(req mcp.Request, params mcp.Params) string {
 	return ""
 }
 
+// expectedFailure reports a failure that is part of normal operation
+// (Config.ExpectedFailure): its span gets no error status.
+func (t *Telemetry) expectedFailure(method string, err error) bool {
+	return t.expected != nil && t.expected(method, err)
+}
+
 func isToolError(res mcp.Result) bool {
 	r, ok := res.(*mcp.CallToolResult)
 	return ok && r != nil && r.IsError
@@ -274,7 +282,7 @@ func isToolError(res mcp.Result) bool {
 
 // errorType classifies err for error.type; rpcCode is the JSON-RPC error
 // code, when err is one.
-func errorType(err error) (typ, rpcCode string) {
+func (t *Telemetry) errorType(err error) (typ, rpcCode string) {
 	var werr *jsonrpc.Error
 	switch {
 	case errors.As(err, &werr):
@@ -284,7 +292,7 @@ func errorType(err error) (typ, rpcCode string) {
 		return "timeout", ""
 	case errors.Is(err, context.Canceled):
 		return "canceled", ""
-	case upstream.Disconnected(err):
+	case t.disconnected != nil && t.disconnected(err):
 		return "connection_closed", ""
 	}
 	return semconv.ErrorType(err).Value.AsString(), ""

@@ -1,4 +1,4 @@
-package proxy
+package telemetry
 
 import (
 	"context"
@@ -15,33 +15,17 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
 
-// OpenTelemetry, following the semantic conventions for MCP and GenAI
-// (semconv v1.41.0):
+// The files are split by what they observe:
 //
-//	tools/call run_script          SERVER    one per client request (serverMiddleware)
-//	└─ execute_script              INTERNAL  the script's run (RunScript)
-//	   ├─ tools/call add           CLIENT    one per upstream request (clientMiddleware)
-//	   ├─ tools/call skills.digest INTERNAL  one per call to a provider of toolfold's own (traceProviderCall)
-//	   └─ search_tools             INTERNAL  a search, from a script or search_tools
-//
-// A client's trace is continued from params._meta (SEP-414: traceparent,
-// tracestate); every upstream request carries ours in its params._meta,
-// never the client's. Arguments and results are recorded only with
-// Options.CaptureContent, and then cut to maxCaptured bytes; they, and
-// error statuses, hold tokens, never personal data (telemetry.scrub).
-//
-// The telemetry files use the OpenTelemetry API only; cmd/toolfold
-// installs the SDK. With neither provider set, telemetry is nil: the
-// client-edge middleware is not even wrapped, and the upstream edge only
-// strips trace context. They are split by what they observe:
-//
-//	telemetry.go           the tracer, the instruments, these names
-//	telemetry_requests.go  MCP requests on both edges: spans, durations
-//	telemetry_context.go   trace context in params._meta, in and out
-//	telemetry_content.go   captured arguments and results (CaptureContent)
-//	telemetry_runs.go      toolfold's own operations: scripts, searches, provider calls
+//	telemetry.go  the tracer, the instruments, Config, these names
+//	requests.go   MCP requests on both edges: spans, durations
+//	context.go    trace context in params._meta, in and out
+//	content.go    captured arguments and results (CaptureContent)
+//	runs.go       toolfold's own operations: scripts, searches, provider calls
 
-// instrumentation is the scope name of toolfold's tracer and meter.
+// instrumentation is the scope name of toolfold's tracer and meter. It
+// names package proxy, where this code was first written: collectors'
+// queries and dashboards select on it, so it stays.
 const instrumentation = "github.com/toolfold/toolfold/proxy"
 
 // Span names of our own operations.
@@ -87,15 +71,42 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // limitKinds are the sandbox.ScriptError kinds that mean a limit was hit.
 var limitKinds = map[string]bool{"timeout": true, "memory": true, "cpu": true, "output": true, "limit": true}
 
-// telemetry holds the tracer and instruments. A nil *telemetry is valid
+// Config is what New builds the telemetry from. The zero value records
+// nothing.
+type Config struct {
+	TracerProvider trace.TracerProvider // nil: no tracing (noop)
+	MeterProvider  metric.MeterProvider // nil: no metrics (noop)
+	// CaptureContent records tool arguments and results, script code and
+	// search queries on spans, cut to 4 KiB each.
+	CaptureContent bool
+	Version        string       // the instrumentation version: toolfold's
+	Logger         *slog.Logger // nil discards
+
+	// Clean keeps personal data out of what spans record (the captured
+	// content, error statuses): s with the personal data in it replaced.
+	// Nil records text as it is (PII rewriting off).
+	Clean func(ctx context.Context, s string) string
+	// SessionTag stands for a session id in mcp.session.id, never the id
+	// itself. Nil leaves the attribute out.
+	SessionTag func(id string) string
+	// ExpectedFailure reports a failed request that is part of normal
+	// operation: its span gets no error status. Nil: none is.
+	ExpectedFailure func(method string, err error) bool
+	// Disconnected reports an error that means the connection to an
+	// upstream was lost (error.type connection_closed). Nil: none does.
+	Disconnected func(err error) bool
+}
+
+// Telemetry holds the tracer and instruments. A nil *Telemetry is valid
 // and records nothing.
-type telemetry struct {
-	tracer  trace.Tracer
-	prop    propagation.TraceContext
-	capture bool
-	// scrub keeps personal data out of what spans record (the captured
-	// content, error statuses): set by New when PII rewriting is on.
-	scrub func(ctx context.Context, s string) string
+type Telemetry struct {
+	tracer       trace.Tracer
+	prop         propagation.TraceContext
+	capture      bool
+	scrub        func(ctx context.Context, s string) string // Config.Clean
+	sessionTag   func(id string) string
+	expected     func(method string, err error) bool
+	disconnected func(err error) bool
 
 	serverDur  mcpconv.ServerOperationDuration
 	clientDur  mcpconv.ClientOperationDuration
@@ -106,24 +117,37 @@ type telemetry struct {
 	provCalls  metric.Int64Counter
 }
 
-// newTelemetry builds the tracer and instruments from opts; nil when
-// neither provider is set.
-func newTelemetry(opts *Options, version string, log *slog.Logger) *telemetry {
-	if opts.TracerProvider == nil && opts.MeterProvider == nil {
+// New builds the tracer and instruments from cfg; nil when neither
+// provider is set.
+func New(cfg Config) *Telemetry {
+	if cfg.TracerProvider == nil && cfg.MeterProvider == nil {
 		return nil
 	}
-	tp, mp := opts.TracerProvider, opts.MeterProvider
+	tp, mp := cfg.TracerProvider, cfg.MeterProvider
 	if tp == nil {
 		tp = tracenoop.NewTracerProvider()
 	}
 	if mp == nil {
 		mp = metricnoop.NewMeterProvider()
 	}
-	t := &telemetry{
-		tracer:  tp.Tracer(instrumentation, trace.WithInstrumentationVersion(version), trace.WithSchemaURL(semconv.SchemaURL)),
-		capture: opts.CaptureContent,
+	t := &Telemetry{
+		tracer:       tp.Tracer(instrumentation, trace.WithInstrumentationVersion(cfg.Version), trace.WithSchemaURL(semconv.SchemaURL)),
+		capture:      cfg.CaptureContent,
+		scrub:        cfg.Clean,
+		sessionTag:   cfg.SessionTag,
+		expected:     cfg.ExpectedFailure,
+		disconnected: cfg.Disconnected,
 	}
-	m := mp.Meter(instrumentation, metric.WithInstrumentationVersion(version), metric.WithSchemaURL(semconv.SchemaURL))
+	if err := t.instruments(mp.Meter(instrumentation, metric.WithInstrumentationVersion(cfg.Version),
+		metric.WithSchemaURL(semconv.SchemaURL))); err != nil && cfg.Logger != nil {
+		cfg.Logger.Warn("telemetry: some instruments are disabled", "err", err)
+	}
+	return t
+}
+
+// instruments makes the histograms and counters; one that fails is a
+// noop, and the failures are returned.
+func (t *Telemetry) instruments(m metric.Meter) error {
 	buckets := metric.WithExplicitBucketBoundaries(durationBuckets...)
 	var errs [7]error
 	t.serverDur, errs[0] = mcpconv.NewServerOperationDuration(m, buckets)
@@ -138,10 +162,7 @@ func newTelemetry(opts *Options, version string, log *slog.Logger) *telemetry {
 		"Bytes of tool results delivered into scripts: kept out of the model's context.")
 	t.provCalls, errs[6] = counter(m, "toolfold.provider.tool_calls", "{call}",
 		"Tool calls served by toolfold's own providers (not upstreams), by provider, server and outcome.")
-	if err := errors.Join(errs[:]...); err != nil {
-		log.Warn("telemetry: some instruments are disabled", "err", err)
-	}
-	return t
+	return errors.Join(errs[:]...)
 }
 
 func counter(m metric.Meter, name, unit, desc string) (metric.Int64Counter, error) {
