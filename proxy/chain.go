@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/upstream"
 )
 
@@ -26,10 +27,10 @@ import (
 func (p *Proxy) installClientChains() {
 	p.server.AddReceivingMiddleware(probed("client", p.clientChain())...)
 	p.server.AddSendingMiddleware(
-		// rawCapture keeps a client's answer to a request toolfold
+		// RawCapture keeps a client's answer to a request toolfold
 		// passed on (elicitation) as it arrived, before the SDK's own
 		// checks of it, so the upstream that asked can judge it.
-		rawCapture(),
+		passthrough.RawCapture(),
 	)
 }
 
@@ -66,10 +67,10 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// else an upstream answers is tokenized on the upstream edge.
 		{"pii", listsMiddleware(p.resourceOwner)},
 		// forward is innermost: it answers resources/read and
-		// logging/setLevel itself (forward.go), with the session and the
+		// logging/setLevel itself (package passthrough), with the session and the
 		// vault already in its context, so an upstream's resource passes
 		// the rewrite on the upstream edge like a tool result.
-		{"forward", p.fwd.middleware()},
+		{"forward", p.fwd.Middleware()},
 	}
 }
 
@@ -100,8 +101,8 @@ func (h poolHooks) upstreamChain(e upstream.Edge) []namedMiddleware {
 		// track is outermost: it records which client session each
 		// request is for, for the whole time the request and the
 		// notifications it causes are handled, and maps its progress
-		// token (relay.go).
-		{"track", h.fwd().sendingMiddleware(e.Upstream.Name)},
+		// token (package passthrough's relay.go).
+		{"track", h.fwd().Tracking(e.Upstream.Name)},
 		// order waits, after each request, until the notifications the
 		// upstream sent before its result have been relayed (package
 		// upstream's order.go), so a call's last log message still finds
@@ -136,8 +137,8 @@ func (h poolHooks) upstreamInChain(e upstream.Edge) []namedMiddleware {
 		{"order", e.OrderReceiving},
 		// relay answers, before the SDK's own handlers, the requests only
 		// a client session can: elicitation (as it is, before the SDK's
-		// schema checks) and roots/list (forward_upstream.go).
-		{"relay", h.fwd().receivingMiddleware(e.Upstream.Name)},
+		// schema checks) and roots/list (package passthrough).
+		{"relay", h.fwd().Answering(e.Upstream.Name)},
 	}
 }
 

@@ -173,6 +173,5 @@ func (p *Proxy) resourceOwner(uri string) string {
 	if p.fwd == nil {
 		return ""
 	}
-	o, _ := p.fwd.mirror.owner("resource", uri)
-	return o.up
+	return p.fwd.ResourceOwner(uri)
 }

@@ -35,7 +35,7 @@ import (
 //	messages, a skill's
 //	an upstream's log messages,       logMessage, progressMessage,
 //	progress, sampling and            samplingRequest, elicitRequest
-//	elicitation text                  (forward_upstream.go)
+//	elicitation text                  (hooks.go, for package passthrough)
 //	the audit and the dashboard       shownCode (observer.go), shownArgs
 //	observer: code, arguments, errors (policy.go, flows.go), auditCode
 //	                                  (tools.go), auditError (policy.go)

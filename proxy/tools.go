@@ -69,7 +69,7 @@ func (p *Proxy) AdvertisedTools() []*mcp.Tool {
 		out = []*mcp.Tool{p.advertis[0], p.advertis[1]}
 		p.toolsMu.Unlock()
 	}
-	return append(out, p.fwd.mirror.exposedTools()...) // passthrough, hybrid (mirror.go)
+	return append(out, p.fwd.ExposedTools()...) // passthrough, hybrid (package passthrough)
 }
 
 // serverLineBudget bounds the server list in search_tools' description,
