@@ -84,6 +84,46 @@ func (p *Proxy) newPool() *upstream.Pool {
 	})
 }
 
+// poolHooks are the proxy's upstream.Hooks: the chains of chain.go and
+// the forwarder's handlers, for every client session (s nil) or pinned to
+// one session's own instances (s).
+type poolHooks struct {
+	p *Proxy
+	s *Session
+}
+
+var _ upstream.Hooks = poolHooks{}
+
+// fwd is the forwarder's hooks, pinned to h.s if set. The forwarder is
+// made after the pool, and hooks are first called once the pool starts.
+func (h poolHooks) fwd() passthrough.UpstreamHooks {
+	if h.s != nil {
+		return h.p.fwd.Pinned(h.s)
+	}
+	return h.p.fwd
+}
+
+func (h poolHooks) ClientOptions(up string, o *mcp.ClientOptions) { h.fwd().ClientOptions(up, o) }
+
+func (h poolHooks) ClientCreated(up string, c *mcp.Client) { h.fwd().ClientCreated(up, c) }
+
+func (h poolHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.fwd().Connected(ctx, up, cs)
+}
+
+// SessionOf is the client session of ctx (sessionOf), nil outside one.
+func (h poolHooks) SessionOf(ctx context.Context) upstream.Session {
+	if s := sessionOf(ctx); s != nil {
+		return s
+	}
+	return nil
+}
+
+// ForSession pins the hooks to s, a *Session (SessionOf).
+func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
+	return poolHooks{p: h.p, s: own(s)}
+}
+
 // reconnectBackoff is the upstreams' first wait before reconnecting; 0:
 // the pool's own. Tests shorten it.
 var reconnectBackoff time.Duration

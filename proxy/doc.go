@@ -15,9 +15,9 @@
 // upstream never stops the others: it is reported by Status, its tools are
 // marked unavailable in search results, and it is reconnected with backoff.
 // The upstream sessions, their transports and supervision are package
-// upstream's; the proxy implements its Hooks (poolHooks in hooks.go, the
-// chains in chain.go) and ends a session's own
-// upstream instances on the session's one end path.
+// upstream's; the proxy implements its Hooks (poolHooks, with the chains,
+// in chain.go) and ends a session's own upstream instances on the
+// session's one end path.
 //
 // Tools come from providers (provider.go): the Provider interface gives
 // servers (namespaces) of tools with their schemas and annotations, and a

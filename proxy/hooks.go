@@ -2,63 +2,19 @@ package proxy
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/passthrough"
-	"github.com/toolfold/toolfold/upstream"
 )
 
-// The proxy's side of the packages it hands work to: poolHooks are the
-// upstream pool's hooks (upstream.Hooks), hub the forwarder's
-// (passthrough.Hub). Neither package imports proxy; what they need of it
-// passes here.
-
-// poolHooks are the proxy's upstream.Hooks: the chains of chain.go and
-// the forwarder's handlers, for every client session (s nil) or pinned to
-// one session's own instances (s).
-type poolHooks struct {
-	p *Proxy
-	s *Session
-}
-
-var _ upstream.Hooks = poolHooks{}
-
-// fwd is the forwarder's hooks, pinned to h.s if set. The forwarder is
-// made after the pool, and hooks are first called once the pool starts.
-func (h poolHooks) fwd() passthrough.UpstreamHooks {
-	if h.s != nil {
-		return h.p.fwd.Pinned(h.s)
-	}
-	return h.p.fwd
-}
-
-func (h poolHooks) ClientOptions(up string, o *mcp.ClientOptions) { h.fwd().ClientOptions(up, o) }
-
-func (h poolHooks) ClientCreated(up string, c *mcp.Client) { h.fwd().ClientCreated(up, c) }
-
-func (h poolHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
-	h.fwd().Connected(ctx, up, cs)
-}
-
-// SessionOf is the client session of ctx (sessionOf), nil outside one.
-func (h poolHooks) SessionOf(ctx context.Context) upstream.Session {
-	if s := sessionOf(ctx); s != nil {
-		return s
-	}
-	return nil
-}
-
-// ForSession pins the hooks to s, a *Session (SessionOf).
-func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
-	return poolHooks{p: h.p, s: own(s)}
-}
-
-// own is the *Session behind a session the pool or the forwarder hands
-// back: every one they have came from sessionOf or the registry.
-func own(s upstream.Session) *Session {
-	x, _ := s.(*Session)
-	return x
-}
+// The proxy's side of package passthrough, which never imports proxy:
+// what the forwarder needs of the proxy passes here. (The upstream pool's
+// hooks, poolHooks, are chain.go's.)
 
 // hub is the proxy's passthrough.Hub: its sessions, its providers behind
 // the policy, and its tokenizer's paths toward a client.
@@ -111,10 +67,26 @@ func (h hub) CallTool(ctx context.Context, req *mcp.CallToolRequest, server stri
 	return h.p.tools.call(ctx, server, params)
 }
 
-func (h hub) UnknownTool(name string, err error) error { return h.p.unknownClientTool(name, err) }
+// UnknownTool rewrites the go-sdk's bare `unknown tool "x"` for a
+// client that calls a tool toolfold does not advertise, typically an
+// upstream tool by its own name: in code mode (and hybrid, for a tool not
+// pinned) it says how to reach the tool. Other errors pass unchanged.
+func (h hub) UnknownTool(name string, err error) error {
+	p := h.p
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams ||
+		!strings.HasPrefix(werr.Message, "unknown tool") || p.cfg.Expose.Mode == config.ExposePassthrough {
+		return err
+	}
+	msg := fmt.Sprintf("unknown tool %q: this server's tools are called from scripts: find one with search_tools, then call it in run_script's code", name)
+	if s := p.catalog.Load().Suggest(name, 3); len(s) > 0 {
+		msg += " (matching tools: " + strings.Join(s, ", ") + ")"
+	}
+	return &jsonrpc.Error{Code: werr.Code, Message: msg}
+}
 
 // The tokenizer's paths (tokenizer.go) and the restoring of tokens in a
-// client's answers (rewrite_forward.go).
+// client's answers (flows.go).
 
 func (h hub) LogMessage(s passthrough.Session, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
 	return h.p.pii.logMessage(own(s), up, p)

@@ -10,6 +10,7 @@ import (
 	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
+	"github.com/toolfold/toolfold/upstream"
 	"github.com/toolfold/toolfold/workspace"
 )
 
@@ -236,6 +237,13 @@ func (s *Session) LogLevel() mcp.LoggingLevel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.level
+}
+
+// own is the *Session behind a session the pool or the forwarder hands
+// back: every one they have came from sessionOf or the registry.
+func own(s upstream.Session) *Session {
+	x, _ := s.(*Session)
+	return x
 }
 
 type sessionKey struct{}
