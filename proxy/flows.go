@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
 )
@@ -179,8 +180,8 @@ func (p *Proxy) resourceOwner(uri string) string {
 // What an upstream sends a client outside a request of the client's own —
 // logging and progress notifications, sampling and elicitation requests —
 // is tokenized for each target session, a copy with its own vault, by the
-// tokenizer (tokenizer.go: logMessage, progressMessage, samplingRequest,
-// elicitRequest); what the client answers is detokenized here on its way
+// tokenizer (tokenizer.go: LogMessage, ProgressMessage, SamplingRequest,
+// ElicitRequest); what the client answers is detokenized here on its way
 // back to the upstream, where pii.flows lets it go.
 
 // inbound is the vault that restores tokens in a client's answer to an
@@ -192,9 +193,10 @@ func (st *piiState) inbound(s *Session) *rewrite.Vault {
 	return s.vault
 }
 
-// samplingBack restores tokens in the model's answer before the upstream
+// SamplingBack restores tokens in the model's answer before the upstream
 // sees it, where pii.flows lets every one of them go to up.
-func (st *piiState) samplingBack(s *Session, up string, res *mcp.CreateMessageWithToolsResult) {
+func (st *piiState) SamplingBack(ps passthrough.Session, up string, res *mcp.CreateMessageWithToolsResult) {
+	s := own(ps)
 	v := st.inbound(s)
 	if v == nil || res == nil {
 		return
@@ -217,9 +219,10 @@ func (st *piiState) samplingBack(s *Session, up string, res *mcp.CreateMessageWi
 	}
 }
 
-// elicitBack restores tokens in what the client answered, where
+// ElicitBack restores tokens in what the client answered, where
 // pii.flows lets every one of them go to up.
-func (st *piiState) elicitBack(s *Session, up string, res *mcp.ElicitResult) {
+func (st *piiState) ElicitBack(ps passthrough.Session, up string, res *mcp.ElicitResult) {
+	s := own(ps)
 	v := st.inbound(s)
 	if v == nil || res == nil || res.Content == nil || !st.mayRestore(s, v, up+".elicitation/create", res.Content) {
 		return

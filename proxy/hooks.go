@@ -17,8 +17,12 @@ import (
 // hooks, poolHooks, are chain.go's.)
 
 // hub is the proxy's passthrough.Hub: its sessions, its providers behind
-// the policy, and its tokenizer's paths toward a client.
-type hub struct{ p *Proxy }
+// the policy, and its tokenizer, whose methods (tokenizer.go, flows.go)
+// are the paths toward a client the forwarder takes (passthrough.Tokenizer).
+type hub struct {
+	p *Proxy
+	*piiState
+}
 
 var _ passthrough.Hub = hub{}
 
@@ -83,31 +87,4 @@ func (h hub) UnknownTool(name string, err error) error {
 		msg += " (matching tools: " + strings.Join(s, ", ") + ")"
 	}
 	return &jsonrpc.Error{Code: werr.Code, Message: msg}
-}
-
-// The tokenizer's paths (tokenizer.go) and the restoring of tokens in a
-// client's answers (flows.go).
-
-func (h hub) LogMessage(s passthrough.Session, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
-	return h.p.pii.logMessage(own(s), up, p)
-}
-
-func (h hub) ProgressMessage(s passthrough.Session, up string, p *mcp.ProgressNotificationParams) {
-	h.p.pii.progressMessage(own(s), up, p)
-}
-
-func (h hub) SamplingRequest(s passthrough.Session, up string, p *mcp.CreateMessageWithToolsParams) *mcp.CreateMessageWithToolsParams {
-	return h.p.pii.samplingRequest(own(s), up, p)
-}
-
-func (h hub) SamplingBack(s passthrough.Session, up string, res *mcp.CreateMessageWithToolsResult) {
-	h.p.pii.samplingBack(own(s), up, res)
-}
-
-func (h hub) ElicitRequest(s passthrough.Session, up string, p *mcp.ElicitParams) *mcp.ElicitParams {
-	return h.p.pii.elicitRequest(own(s), up, p)
-}
-
-func (h hub) ElicitBack(s passthrough.Session, up string, res *mcp.ElicitResult) {
-	h.p.pii.elicitBack(own(s), up, res)
 }

@@ -210,7 +210,7 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.pii.guard = p.guard // flow decisions on the upstream edge are audited too
 	}
 	p.tools.chain = composeCalls(p.callChain()) // chain.go
-	p.fwd = passthrough.New(passthrough.Options{Config: cfg, Pool: p.pool, Hub: hub{p}, Life: p.life,
+	p.fwd = passthrough.New(passthrough.Options{Config: cfg, Pool: p.pool, Hub: hub{p, p.pii}, Life: p.life,
 		Logger: log, Seq: &p.sessions.seq, MaxResult: forwardedResultCap})
 	p.pool.SetOAuth(opts.OAuth)
 	p.pool.SetCached(opts.CachedTools)
