@@ -112,9 +112,9 @@ func (f *Forwarder) Middleware() mcp.Middleware {
 			case "prompts/list", "prompts/get", "resources/list", "resources/templates/list",
 				"resources/read", "completion/complete":
 				// Upstreams searched from the catalog cache while they
-				// connect (Options.CachedTools) have listed no prompts
-				// or resources yet: these wait for them, as serve's
-				// start waits for the others.
+				// connect (upstream.Pool.SetCached) have listed no
+				// prompts or resources yet: these wait for them, as
+				// serve's start waits for the others.
 				f.pool.WaitCached(ctx)
 				f.mirror.waitIdle(ctx)
 			}

@@ -312,9 +312,9 @@ const (
 
 // sendCtx is relay's sendCtx, also ended by the end of the client session
 // or the owner's shutdown (the session's context, which the owner's life
-// ends too), and after timeout (0: none): a
-// client that never answers must not hold the upstream's connection (whose
-// Close waits for its handlers) or the proxy's shutdown.
+// ends too), and after timeout (0: none): a client that never answers
+// must not hold the upstream's connection (whose Close waits for its
+// handlers) or the owner's shutdown.
 func (f *Forwarder) sendCtx(handler context.Context, s Session, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	ctx, done := sendCtx(handler, reqCtx)
 	ctx, cancel := context.WithCancel(ctx)
