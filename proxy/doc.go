@@ -118,7 +118,7 @@
 // subscriptions go to their owner, and an upstream's sampling,
 // elicitation, roots, log and progress messages reach the client session
 // that caused them (its relay.go explains the attribution). The forwarder
-// never imports proxy: it asks through passthrough.Hub (hub in hooks.go:
+// never imports proxy: it asks through passthrough.Hub (hub in hub.go:
 // sessions, the providers behind the policy, the tokenizer's paths), and
 // chain.go places its middleware. config's expose setting chooses the
 // tools: the two (code), every upstream tool (passthrough), or the two
