@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/upstream"
 )
 
@@ -26,10 +27,10 @@ import (
 func (p *Proxy) installClientChains() {
 	p.server.AddReceivingMiddleware(probed("client", p.clientChain())...)
 	p.server.AddSendingMiddleware(
-		// rawCapture keeps a client's answer to a request toolfold
+		// RawCapture keeps a client's answer to a request toolfold
 		// passed on (elicitation) as it arrived, before the SDK's own
 		// checks of it, so the upstream that asked can judge it.
-		rawCapture(),
+		passthrough.RawCapture(),
 	)
 }
 
@@ -66,10 +67,10 @@ func (p *Proxy) clientChain() []namedMiddleware {
 		// else an upstream answers is tokenized on the upstream edge.
 		{"pii", listsMiddleware(p.resourceOwner)},
 		// forward is innermost: it answers resources/read and
-		// logging/setLevel itself (forward.go), with the session and the
+		// logging/setLevel itself (package passthrough), with the session and the
 		// vault already in its context, so an upstream's resource passes
 		// the rewrite on the upstream edge like a tool result.
-		{"forward", p.fwd.middleware()},
+		{"forward", p.fwd.Middleware()},
 	}
 }
 
@@ -81,6 +82,46 @@ func (p *Proxy) newPool() *upstream.Pool {
 		Logger: p.log, Version: p.version, Hooks: poolHooks{p: p},
 		Scrub: p.pii.redactFunc(), MinBackoff: reconnectBackoff,
 	})
+}
+
+// poolHooks are the proxy's upstream.Hooks: the chains of chain.go and
+// the forwarder's handlers, for every client session (s nil) or pinned to
+// one session's own instances (s).
+type poolHooks struct {
+	p *Proxy
+	s *Session
+}
+
+var _ upstream.Hooks = poolHooks{}
+
+// fwd is the forwarder's hooks, pinned to h.s if set. The forwarder is
+// made after the pool, and hooks are first called once the pool starts.
+func (h poolHooks) fwd() passthrough.UpstreamHooks {
+	if h.s != nil {
+		return h.p.fwd.Pinned(h.s)
+	}
+	return h.p.fwd
+}
+
+func (h poolHooks) ClientOptions(up string, o *mcp.ClientOptions) { h.fwd().ClientOptions(up, o) }
+
+func (h poolHooks) ClientCreated(up string, c *mcp.Client) { h.fwd().ClientCreated(up, c) }
+
+func (h poolHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.fwd().Connected(ctx, up, cs)
+}
+
+// SessionOf is the client session of ctx (sessionOf), nil outside one.
+func (h poolHooks) SessionOf(ctx context.Context) upstream.Session {
+	if s := sessionOf(ctx); s != nil {
+		return s
+	}
+	return nil
+}
+
+// ForSession pins the hooks to s, a *Session (SessionOf).
+func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
+	return poolHooks{p: h.p, s: own(s)}
 }
 
 // reconnectBackoff is the upstreams' first wait before reconnecting; 0:
@@ -100,8 +141,8 @@ func (h poolHooks) upstreamChain(e upstream.Edge) []namedMiddleware {
 		// track is outermost: it records which client session each
 		// request is for, for the whole time the request and the
 		// notifications it causes are handled, and maps its progress
-		// token (relay.go).
-		{"track", h.fwd().sendingMiddleware(e.Upstream.Name)},
+		// token (package passthrough's relay.go).
+		{"track", h.fwd().Tracking(e.Upstream.Name)},
 		// order waits, after each request, until the notifications the
 		// upstream sent before its result have been relayed (package
 		// upstream's order.go), so a call's last log message still finds
@@ -136,8 +177,8 @@ func (h poolHooks) upstreamInChain(e upstream.Edge) []namedMiddleware {
 		{"order", e.OrderReceiving},
 		// relay answers, before the SDK's own handlers, the requests only
 		// a client session can: elicitation (as it is, before the SDK's
-		// schema checks) and roots/list (forward_upstream.go).
-		{"relay", h.fwd().receivingMiddleware(e.Upstream.Name)},
+		// schema checks) and roots/list (package passthrough).
+		{"relay", h.fwd().Answering(e.Upstream.Name)},
 	}
 }
 

@@ -15,16 +15,16 @@
 // upstream never stops the others: it is reported by Status, its tools are
 // marked unavailable in search results, and it is reconnected with backoff.
 // The upstream sessions, their transports and supervision are package
-// upstream's; the proxy implements its Hooks (poolHooks in
-// forward_upstream.go, the chains in chain.go) and ends a session's own
-// upstream instances on the session's one end path.
+// upstream's; the proxy implements its Hooks (poolHooks, with the chains,
+// in chain.go) and ends a session's own upstream instances on the
+// session's one end path.
 //
 // Tools come from providers (provider.go): the Provider interface gives
 // servers (namespaces) of tools with their schemas and annotations, and a
 // call function. The upstream pool is the first provider; Options.Providers
 // adds more, such as saved skills. The catalog, search_tools' server list,
-// the script bridge (host.go), passthrough and hybrid exposure (mirror.go)
-// and telemetry see every provider's tools alike; a call goes to the
+// the script bridge (host.go), passthrough and hybrid exposure (package
+// passthrough) and telemetry see every provider's tools alike; a call goes to the
 // provider that owns the tool's server, every provider's the same way
 // (providers.dispatch): each provider's edge traces the call and
 // tokenizes its answer, the pool's on the upstream edge, toolfold's own on
@@ -117,14 +117,17 @@
 // searches in its spans, traceOwn the calls to toolfold's own providers.
 // Options without providers cost nothing.
 //
-// Everything but tools passes through (forward.go): upstream prompts,
-// resources and templates are mirrored onto the server under collision-free
-// names (mirror.go, names.go), reads, gets, completion and subscriptions go
-// to their owner, and an upstream's sampling, elicitation, roots, log and
-// progress messages reach the client session that caused them (relay.go
-// explains the attribution). config's expose setting chooses the tools:
-// the two (code), every upstream tool (passthrough), or the two plus pinned
-// ones (hybrid).
+// Everything but tools passes through (package passthrough, its Forwarder
+// made by New): upstream prompts, resources and templates are mirrored
+// onto the server under collision-free names, reads, gets, completion and
+// subscriptions go to their owner, and an upstream's sampling,
+// elicitation, roots, log and progress messages reach the client session
+// that caused them (its relay.go explains the attribution). The forwarder
+// never imports proxy: it asks through passthrough.Hub (hub in hub.go:
+// sessions, the providers behind the policy, the tokenizer's paths), and
+// chain.go places its middleware. config's expose setting chooses the
+// tools: the two (code), every upstream tool (passthrough), or the two
+// plus pinned ones (hybrid).
 //
 // Errors come in two planes: malformed requests (a missing code, an unknown
 // detail level) are JSON-RPC invalid-params errors; everything the model can

@@ -204,9 +204,9 @@ func TestFlowsInAnswers(t *testing.T) {
 		{"mail", "[EMAIL_1]"},        // another server: asks, and no one can be asked about an answer
 	} {
 		res := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"to": "[EMAIL_1]"}}
-		st.elicitBack(s, tc.up, res)
+		st.ElicitBack(s, tc.up, res)
 		sres := &mcp.CreateMessageWithToolsResult{Content: []mcp.Content{&mcp.TextContent{Text: "to [EMAIL_1]"}}}
-		st.samplingBack(s, tc.up, sres)
+		st.SamplingBack(s, tc.up, sres)
 		if got := res.Content["to"]; got != tc.want {
 			t.Errorf("elicitation answer to %s: %q, want %q", tc.up, got, tc.want)
 		}

@@ -29,10 +29,10 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 		// DELETE do not accumulate.
 		SessionTimeout: 30 * time.Minute,
 		// A 2026-07-28 request whose HTTP request ends is cancelled; older
-		// sessions are cancelled on DELETE (forward.go).
+		// sessions are cancelled on DELETE (endOnDelete).
 		PropagateRequestCancellation: true,
 	})
-	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(p.fwd.endOnDelete(h))
+	var mcpHandler http.Handler = http.NewCrossOriginProtection().Handler(p.endOnDelete(h))
 	maxSessions := p.cfg.HTTP.MaxSessions
 	if maxSessions <= 0 {
 		maxSessions = config.DefaultMaxSessions
@@ -146,3 +146,22 @@ func (r *eofReader) Read(b []byte) (int, error) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// endOnDelete wraps the streamable HTTP handler: a DELETE of a session
+// cancels its requests in flight before the SDK closes it, and frees its
+// place under http.max_sessions once the SDK has.
+func (p *Proxy) endOnDelete(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodDelete {
+			next.ServeHTTP(w, r)
+			return
+		}
+		id := r.Header.Get("Mcp-Session-Id")
+		p.sessions.cancelID(id)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusNoContent { // the SDK closed it
+			p.sessions.detachID(id)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/passthrough"
 )
 
 // Live progress of a run_script run, or of a skill a client calls as a tool
@@ -74,14 +75,14 @@ func requestLevel(ctx context.Context, m mcp.Meta) mcp.LoggingLevel {
 		return mcp.LoggingLevel(l)
 	}
 	if s := sessionOf(ctx); s != nil {
-		return s.logLevel()
+		return s.LogLevel()
 	}
 	return ""
 }
 
 // logsInfo reports whether level l lets info messages through.
 func logsInfo(l mcp.LoggingLevel) bool {
-	return l != "" && levelRank(l) <= levelRank("info")
+	return l != "" && passthrough.LevelRank(l) <= passthrough.LevelRank("info")
 }
 
 // progressOf is the runProgress of ctx, or nil.
@@ -198,7 +199,7 @@ func messageLen(p []byte) int {
 // send tells the client text, the output the run printed since the last
 // message; progress is all the output sent so far, in bytes.
 func (r *runProgress) send(text string, progress float64) {
-	ctx, cancel := context.WithTimeout(r.ctx, notifyTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, passthrough.NotifyTimeout)
 	defer cancel()
 	if r.token != nil {
 		_ = r.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: r.token, Progress: progress, Message: text})

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/jsonsize"
 )
 
 // A Provider is a source of tools for the catalog: the upstream pool, or
@@ -144,7 +145,7 @@ func summarize(res *mcp.CallToolResult) callResult {
 	if res == nil {
 		return callResult{}
 	}
-	return callResult{Bytes: jsonSize(res, 1<<30), IsError: res.IsError}
+	return callResult{Bytes: jsonsize.Size(res, 1<<30), IsError: res.IsError}
 }
 
 // dispatch calls a tool of server on the provider that owns it. Every

@@ -14,6 +14,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/oauth"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
@@ -97,9 +98,9 @@ type Proxy struct {
 	runners map[string]sandbox.Runner
 	langs   []string
 	server  *mcp.Server
-	tel     *telemetry.Telemetry // nil when neither provider is set
-	pii     *piiState            // nil when PII rewriting is off (rewrite.go)
-	fwd     *forwarder           // everything but tools, passed through (forward.go)
+	tel     *telemetry.Telemetry   // nil when neither provider is set
+	pii     *piiState              // nil when PII rewriting is off (rewrite.go)
+	fwd     *passthrough.Forwarder // everything but tools, passed through (package passthrough)
 
 	catalog atomic.Pointer[index.Index]
 	// catalogPII is what the scan of the catalog found (catalogpii.go).
@@ -209,7 +210,8 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.pii.guard = p.guard // flow decisions on the upstream edge are audited too
 	}
 	p.tools.chain = composeCalls(p.callChain()) // chain.go
-	p.fwd = newForwarder(p)
+	p.fwd = passthrough.New(passthrough.Options{Config: cfg, Pool: p.pool, Hub: hub{p, p.pii}, Life: p.life,
+		Logger: log, Seq: &p.sessions.seq, MaxResult: forwardedResultCap})
 	p.pool.SetOAuth(opts.OAuth)
 	p.pool.SetCached(opts.CachedTools)
 	if opts.StartOnCall {
@@ -220,8 +222,9 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		Logger:       log,
 		Instructions: instructions,
 	}
-	p.fwd.serverOptions(sopts)
+	p.fwd.ServerOptions(sopts)
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolfold", Version: version}, sopts)
+	p.fwd.SetServer(p.server)
 	p.installClientChains() // chain.go
 	p.refresh()             // the catalog of what the providers offer before Start
 	for _, pr := range p.tools.list {
@@ -249,6 +252,10 @@ func newPins(cfg *config.Config, st store.Store) *policy.Pins {
 	return policy.NewPins(st)
 }
 
+// forwardedResultCap bounds a tool result passed through to a client
+// (passthrough.Options.MaxResult); 0: the forwarder's own. Tests lower it.
+var forwardedResultCap int
+
 // instructions is sent to clients at initialize: the one-paragraph method.
 const instructions = "The tools of several MCP servers are behind this proxy. Find them with search_tools, then call them from a run_script script; only what the script prints or returns comes back."
 
@@ -266,7 +273,7 @@ func (p *Proxy) Start(ctx context.Context) {
 // and the prompts and resources of those connected are listed.
 func (p *Proxy) WaitReady(ctx context.Context) {
 	p.pool.WaitReady(ctx)
-	p.fwd.mirror.waitIdle(ctx)
+	p.fwd.WaitIdle(ctx)
 }
 
 // Shutdown cancels every request in flight (scripts are killed, upstream
@@ -332,7 +339,7 @@ func (p *Proxy) refresh() {
 	p.treeCatalog(ix, pii) // codetree.go: the servers/ tree, in the background
 	p.advertise()
 	p.refreshDone = covered
-	p.fwd.refreshed()
+	p.fwd.Refreshed()
 }
 
 // serverInfos describes every provider's servers for the catalog.

@@ -109,7 +109,7 @@ func rogueUpstream(t *testing.T) (config.Upstream, string) {
 // answer in time, and the other upstream and other sessions are unaffected.
 func TestRogueUpstream(t *testing.T) {
 	setVar(t, &reconnectBackoff, 50*time.Millisecond)
-	setVar(t, &maxForwardedResult, 256<<10)
+	setVar(t, &forwardedResultCap, 256<<10)
 	for _, tc := range []struct {
 		tool        string
 		want        string        // in the error or result text

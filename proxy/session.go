@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
+	"github.com/toolfold/toolfold/upstream"
 	"github.com/toolfold/toolfold/workspace"
 )
 
@@ -22,14 +24,14 @@ import (
 //     (sessionMiddleware), so a running script or upstream call stops
 //     rather than being awaited;
 //   - vault, the PII tokens its client has seen (rewrite.go);
-//   - level, what it asked logging/setLevel for (forward_meta.go);
+//   - level, what it asked logging/setLevel for (package passthrough);
 //   - ws, its part of the workspaces and run slots (package workspace):
 //     its script directory and, when persisted, its lock, the runs in it,
 //     its share of the run slots; the warm sandbox children bound to that
 //     directory go with it (Proxy.forgetWorkspace);
 //   - searches, its recent search_tools queries, for learning (learn.go);
-//   - the relay's bookkeeping: its requests in flight to each upstream
-//     and the progress tokens they carry (relay.go);
+//   - routes, the relay's bookkeeping: its requests in flight to each
+//     upstream and the progress tokens they carry (package passthrough);
 //   - its own instances of scope: session upstreams, which the pool
 //     keeps (package upstream's scope.go) and stops as the session ends;
 //   - approvals, the tools a person allowed for the session, and the
@@ -53,16 +55,14 @@ type Session struct {
 	// warmed: an HTTP session starts its first runs' children on its
 	// first search_tools (warm.go), once.
 	warmed sync.Once
+	// routes is the relay's bookkeeping of the session (passthrough.Routes).
+	routes passthrough.Routes
 
 	// mu guards what follows, except where a field says otherwise.
 	mu       sync.Mutex
-	level    mcp.LoggingLevel             // logging/setLevel; "" when never set
-	flights  map[string]map[uint64]flight // upstream -> request seq -> the client request
-	lastCall map[string]uint64            // upstream -> seq of this session's last request there
-	lastSeen uint64                       // seq of this session's last request to toolfold
-	progress map[string]progressRoute     // progress token sent upstream -> the client's
-	waiting  map[string]*pendingCall      // calls parked on a person's answer, by RequestState (approval.go)
-	searches recent                       // guarded by the learner's mutex (learn.go)
+	level    mcp.LoggingLevel        // logging/setLevel; "" when never set
+	waiting  map[string]*pendingCall // calls parked on a person's answer, by RequestState (approval.go)
+	searches recent                  // guarded by the learner's mutex (learn.go)
 
 	endOnce sync.Once
 }
@@ -72,6 +72,14 @@ func (s *Session) ID() string { return s.id }
 
 // Context ends when the session does.
 func (s *Session) Context() context.Context { return s.ctx }
+
+// ServerSession sends the session's client requests and notifications.
+func (s *Session) ServerSession() *mcp.ServerSession { return s.ss }
+
+// Routes is the relay's bookkeeping of the session (package passthrough).
+func (s *Session) Routes() *passthrough.Routes { return &s.routes }
+
+var _ passthrough.Session = (*Session)(nil)
 
 // workspace is s's part of the workspaces and run slots; nil for a nil s
 // (a run outside a client session).
@@ -93,7 +101,7 @@ type sessions struct {
 	// session: it starts the children of the session's first runs.
 	started func(*Session)
 
-	seq atomic.Uint64 // orders the requests the relay attributes (relay.go)
+	seq atomic.Uint64 // orders the requests the relay attributes (passthrough.Options.Seq)
 
 	mu  sync.Mutex
 	all map[*mcp.ServerSession]*Session
@@ -117,8 +125,7 @@ func (r *sessions) get(ss *mcp.ServerSession) *Session {
 	ctx, cancel := context.WithCancel(r.life)
 	s := &Session{id: ss.ID(), ss: ss, ctx: ctx, cancel: cancel, started: time.Now(),
 		ws:      workspace.NewOwner(ctx, ss.ID() == ""), // the stdio session's may be kept (sandbox.workspace_dir)
-		flights: map[string]map[uint64]flight{}, lastCall: map[string]uint64{},
-		progress: map[string]progressRoute{}, waiting: map[string]*pendingCall{}}
+		waiting: map[string]*pendingCall{}}
 	if r.newVault != nil {
 		s.vault = r.newVault()
 	}
@@ -218,18 +225,25 @@ func (r *sessions) closeAll() {
 	}
 }
 
-// setLevel records the session's logging level.
-func (s *Session) setLevel(l mcp.LoggingLevel) {
+// SetLogLevel records the session's logging level.
+func (s *Session) SetLogLevel(l mcp.LoggingLevel) {
 	s.mu.Lock()
 	s.level = l
 	s.mu.Unlock()
 }
 
-// logLevel is the level the session asked for, "" if none.
-func (s *Session) logLevel() mcp.LoggingLevel {
+// LogLevel is the level the session asked for, "" if none.
+func (s *Session) LogLevel() mcp.LoggingLevel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.level
+}
+
+// own is the *Session behind a session the pool or the forwarder hands
+// back: every one they have came from sessionOf or the registry.
+func own(s upstream.Session) *Session {
+	x, _ := s.(*Session)
+	return x
 }
 
 type sessionKey struct{}
@@ -261,9 +275,7 @@ func sessionMiddleware(reg *sessions, pii *piiState) mcp.Middleware {
 			life := reg.life
 			if s != nil {
 				life = s.ctx
-				s.mu.Lock()
-				s.lastSeen = reg.seq.Add(1)
-				s.mu.Unlock()
+				s.routes.Seen(reg.seq.Add(1))
 				ctx = withSession(ctx, s)
 				if s.vault != nil {
 					ctx = pii.withVault(ctx, s.vault)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
 )
@@ -33,16 +34,16 @@ import (
 //	run output: run_script's answer,  runOutput (tools.go, skillprovider.go;
 //	its progress and info log         progress.go sends what it returns)
 //	messages, a skill's
-//	an upstream's log messages,       logMessage, progressMessage,
-//	progress, sampling and            samplingRequest, elicitRequest
-//	elicitation text                  (forward_upstream.go)
+//	an upstream's log messages,       LogMessage, ProgressMessage,
+//	progress, sampling and            SamplingRequest, ElicitRequest
+//	elicitation text                  (passthrough.Tokenizer: the hub's)
 //	the audit and the dashboard       shownCode (observer.go), shownArgs
 //	observer: code, arguments, errors (policy.go, flows.go), auditCode
 //	                                  (tools.go), auditError (policy.go)
 //	spans (telemetry.Config.Clean)    scrubFunc (proxy.go)
 //
 // What the tokens restore on the way back (rewriteMiddleware,
-// samplingBack, elicitBack) is the other direction, decided by pii.flows
+// SamplingBack, ElicitBack) is the other direction, decided by pii.flows
 // (flows.go). Methods are safe on a nil *piiState (PII off): they pass
 // values unchanged, or tokenize with the vault ctx carries.
 
@@ -164,10 +165,10 @@ func (st *piiState) outbound(s *Session, up, method string) *rewrite.Vault {
 	return s.vault.From(up + "." + method)
 }
 
-// logMessage is a tokenized copy of an upstream's logging notification
+// LogMessage is a tokenized copy of an upstream's logging notification
 // for s.
-func (st *piiState) logMessage(s *Session, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
-	v := st.outbound(s, up, "notifications/message")
+func (st *piiState) LogMessage(s passthrough.Session, up string, p *mcp.LoggingMessageParams) *mcp.LoggingMessageParams {
+	v := st.outbound(own(s), up, "notifications/message")
 	if v == nil || p == nil {
 		return p
 	}
@@ -176,18 +177,18 @@ func (st *piiState) logMessage(s *Session, up string, p *mcp.LoggingMessageParam
 	return &cp
 }
 
-// progressMessage tokenizes an upstream's progress notification's message
+// ProgressMessage tokenizes an upstream's progress notification's message
 // for s (p is already a copy).
-func (st *piiState) progressMessage(s *Session, up string, p *mcp.ProgressNotificationParams) {
-	if v := st.outbound(s, up, "notifications/progress"); v != nil {
+func (st *piiState) ProgressMessage(s passthrough.Session, up string, p *mcp.ProgressNotificationParams) {
+	if v := st.outbound(own(s), up, "notifications/progress"); v != nil {
 		p.Message = v.Tokenize(p.Message)
 	}
 }
 
-// samplingRequest is a copy of an upstream's sampling request for s with
+// SamplingRequest is a copy of an upstream's sampling request for s with
 // the text it shows the model tokenized.
-func (st *piiState) samplingRequest(s *Session, up string, p *mcp.CreateMessageWithToolsParams) *mcp.CreateMessageWithToolsParams {
-	v := st.outbound(s, up, "sampling/createMessage")
+func (st *piiState) SamplingRequest(s passthrough.Session, up string, p *mcp.CreateMessageWithToolsParams) *mcp.CreateMessageWithToolsParams {
+	v := st.outbound(own(s), up, "sampling/createMessage")
 	if v == nil || p == nil {
 		return p
 	}
@@ -213,10 +214,10 @@ func (st *piiState) samplingRequest(s *Session, up string, p *mcp.CreateMessageW
 	return &cp
 }
 
-// elicitRequest is a copy of an upstream's elicitation request for s with
+// ElicitRequest is a copy of an upstream's elicitation request for s with
 // its message tokenized.
-func (st *piiState) elicitRequest(s *Session, up string, p *mcp.ElicitParams) *mcp.ElicitParams {
-	v := st.outbound(s, up, "elicitation/create")
+func (st *piiState) ElicitRequest(s passthrough.Session, up string, p *mcp.ElicitParams) *mcp.ElicitParams {
+	v := st.outbound(own(s), up, "elicitation/create")
 	if v == nil || p == nil {
 		return p
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
+	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/internal/bytesize"
 	"github.com/toolfold/toolfold/sandbox"
@@ -69,7 +70,7 @@ func (p *Proxy) AdvertisedTools() []*mcp.Tool {
 		out = []*mcp.Tool{p.advertis[0], p.advertis[1]}
 		p.toolsMu.Unlock()
 	}
-	return append(out, p.fwd.mirror.exposedTools()...) // passthrough, hybrid (mirror.go)
+	return append(out, p.fwd.ExposedTools()...) // passthrough, hybrid (package passthrough)
 }
 
 // serverLineBudget bounds the server list in search_tools' description,
@@ -423,4 +424,10 @@ func formatCount(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// exposesCode reports whether clients see search_tools and run_script:
+// with expose: code (the default) and hybrid, not with passthrough.
+func (p *Proxy) exposesCode() bool {
+	return p.cfg.Expose.Mode != config.ExposePassthrough
 }

@@ -32,6 +32,10 @@ func TestDependencyDirection(t *testing.T) {
 		// upstream is below proxy: the pool calls back into the proxy
 		// through the upstream.Hooks the proxy implements.
 		"upstream": {"proxy", "dashboard"},
+		// passthrough is below proxy too: the forwarder asks the proxy
+		// for sessions, tools and tokenizing through passthrough.Hub, and
+		// never tokenizes itself (no rewrite: the proxy's tokenizer does).
+		"passthrough": {"proxy", "dashboard", "rewrite"},
 		// workspace: sessions' directories and run slots; the proxy hands
 		// it each session's Owner, so it needs nothing of the proxy.
 		"workspace": {"proxy"},

@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // readHandler serves resources/read through the SDK's lookup; the
 // middleware normally answers first, for any URI.
-func (f *forwarder) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (f *Forwarder) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	res, err := f.read(ctx, req)
 	if err != nil {
 		return nil, err
@@ -23,12 +23,12 @@ func (f *forwarder) readHandler(ctx context.Context, req *mcp.ReadResourceReques
 }
 
 // read forwards resources/read to the upstream the URI belongs to.
-func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp.Result, error) {
+func (f *Forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp.Result, error) {
 	it, err := f.route(req.Params.URI)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := f.p.pool.Session(it.up)
+	cs, err := f.pool.Session(it.up)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +56,8 @@ func (f *forwarder) read(ctx context.Context, req *mcp.ReadResourceRequest) (mcp
 // names it; a listed URI is its lister's; a URI matching a template's
 // literal prefix is the template's owner (the longest prefix wins); else
 // the only upstream that serves resources.
-func (f *forwarder) route(uri string) (named, error) {
-	if up, orig, ok := splitURI(uri, f.p.pool.Has); ok {
+func (f *Forwarder) route(uri string) (named, error) {
+	if up, orig, ok := splitURI(uri, f.pool.Has); ok {
 		return named{up, orig}, nil
 	}
 	if it, ok := f.mirror.owner("resource", uri); ok {
@@ -75,8 +75,8 @@ func (f *forwarder) route(uri string) (named, error) {
 		return best, nil
 	}
 	var serving []string
-	for _, s := range f.p.pool.Status() {
-		if cs, err := f.p.pool.Session(s.Name); err == nil {
+	for _, s := range f.pool.Status() {
+		if cs, err := f.pool.Session(s.Name); err == nil {
 			if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil {
 				serving = append(serving, s.Name)
 			}
@@ -91,7 +91,7 @@ func (f *forwarder) route(uri string) (named, error) {
 
 // subscribe subscribes upstream once per resource, however many client
 // sessions subscribe; the SDK tracks which sessions get the updates.
-func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+func (f *Forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	it, err := f.route(req.Params.URI)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 }
 
 // unsubscribe ends the upstream subscription with the last client's.
-func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+func (f *Forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	it, err := f.route(req.Params.URI)
 	if err != nil {
 		return err
@@ -142,8 +142,8 @@ func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 	return f.upstreamSubscribe(ctx, it, false)
 }
 
-func (f *forwarder) upstreamSubscribe(ctx context.Context, it named, on bool) error {
-	cs, err := f.p.pool.Session(it.up)
+func (f *Forwarder) upstreamSubscribe(ctx context.Context, it named, on bool) error {
+	cs, err := f.pool.Session(it.up)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (f *forwarder) upstreamSubscribe(ctx context.Context, it named, on bool) er
 
 // resourceUpdated passes an upstream's notifications/resources/updated to
 // the client sessions subscribed to that resource.
-func (f *forwarder) resourceUpdated(ctx context.Context, up string, p *mcp.ResourceUpdatedNotificationParams) {
+func (f *Forwarder) resourceUpdated(ctx context.Context, up string, p *mcp.ResourceUpdatedNotificationParams) {
 	if p == nil {
 		return
 	}
@@ -178,5 +178,5 @@ func (f *forwarder) resourceUpdated(ctx context.Context, up string, p *mcp.Resou
 	}
 	cp := *p
 	cp.URI = uri
-	_ = f.p.server.ResourceUpdated(ctx, &cp)
+	_ = f.server.ResourceUpdated(ctx, &cp)
 }

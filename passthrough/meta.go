@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 // logLevels orders MCP logging levels, most verbose first.
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-func levelRank(l mcp.LoggingLevel) int {
+// LevelRank is l's place in logLevels: a lower rank is more verbose; an
+// unknown level ranks last.
+func LevelRank(l mcp.LoggingLevel) int {
 	for i, v := range logLevels {
 		if v == l {
 			return i
@@ -25,21 +27,21 @@ func levelRank(l mcp.LoggingLevel) int {
 // the most verbose level any live session asked for, and the session's
 // own instances (scope: session) to its level; each session still gets
 // only what its own level lets through (ServerSession.Log filters).
-func (f *forwarder) setLevel(ctx context.Context, s *Session, l mcp.LoggingLevel) {
-	s.setLevel(l)
+func (f *Forwarder) setLevel(ctx context.Context, s Session, l mcp.LoggingLevel) {
+	s.SetLogLevel(l)
 	min := f.currentLevel()
-	for _, st := range f.p.pool.Status() {
-		if cs, err := f.p.pool.Session(st.Name); err == nil {
+	for _, st := range f.pool.Status() {
+		if cs, err := f.pool.Session(st.Name); err == nil {
 			f.sendLevel(ctx, st.Name, cs, min)
 		}
 	}
 	// The session's own instances (scope: session) serve it alone.
-	for name, cs := range f.p.pool.InstancesOf(s) {
+	for name, cs := range f.pool.InstancesOf(s) {
 		f.sendLevel(ctx, name, cs, l)
 	}
 }
 
-func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSession, l mcp.LoggingLevel) {
+func (f *Forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSession, l mcp.LoggingLevel) {
 	if l == "" {
 		return
 	}
@@ -50,15 +52,15 @@ func (f *forwarder) sendLevel(ctx context.Context, up string, cs *mcp.ClientSess
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.timeout(up, false))
 	defer cancel()
 	if err := cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: l}); err != nil {
-		f.p.log.Warn("forwarding logging/setLevel failed", "upstream", up, "err", err)
+		f.log.Warn("forwarding logging/setLevel failed", "upstream", up, "err", err)
 	}
 }
 
 // currentLevel is the most verbose level a live session asked for.
-func (f *forwarder) currentLevel() mcp.LoggingLevel {
+func (f *Forwarder) currentLevel() mcp.LoggingLevel {
 	var min mcp.LoggingLevel
 	for _, s := range f.relay.live() {
-		if lv := s.logLevel(); lv != "" && (min == "" || levelRank(lv) < levelRank(min)) {
+		if lv := s.LogLevel(); lv != "" && (min == "" || LevelRank(lv) < LevelRank(min)) {
 			min = lv
 		}
 	}
@@ -88,16 +90,16 @@ func hopMeta(m mcp.Meta) mcp.Meta {
 // outMeta is hopMeta plus, when the client's request names no log level,
 // the level its session set with logging/setLevel: a 2026-07-28 upstream
 // takes the level from each request's _meta, not from logging/setLevel.
-func (f *forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
+func (f *Forwarder) outMeta(ctx context.Context, m mcp.Meta) mcp.Meta {
 	out := hopMeta(m)
-	s := sessionOf(ctx)
+	s := f.hub.SessionOf(ctx)
 	if s == nil {
 		return out
 	}
 	if _, ok := out[mcp.MetaKeyLogLevel]; ok {
 		return out
 	}
-	l := s.logLevel()
+	l := s.LogLevel()
 	if l == "" {
 		return out
 	}

@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"crypto/sha256"

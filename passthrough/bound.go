@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"encoding/json"
@@ -8,17 +8,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/bytesize"
+	"github.com/toolfold/toolfold/internal/jsonsize"
 )
 
-// maxForwardedResult bounds a tool result passed through to a client
-// (expose: passthrough or hybrid). An upstream frame may be up to
-// maxUpstreamFrame; a client (and the model behind it) should not get that
+// maxForwardedResult bounds, by default (Options.MaxResult), a tool
+// result passed through to a client (expose: passthrough or hybrid). An
+// upstream frame may be much larger; a client (and the model behind it) should not get that
 // much in one result. Past the bound, text is cut and blobs and structured
 // content dropped, with a note saying so.
-var maxForwardedResult = 4 << 20
+const maxForwardedResult = 4 << 20
 
-// boundResult returns res, or a copy cut to maxForwardedResult.
-func boundResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+// boundResult returns res, or a copy cut to max bytes.
+func boundResult(res *mcp.CallToolResult, max int) *mcp.CallToolResult {
 	if res == nil {
 		return res
 	}
@@ -30,14 +31,14 @@ func boundResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res.StructuredContent != nil {
 		// Sized without marshalling: the common small result costs a
 		// walk, not an encoding.
-		structured = jsonSize(res.StructuredContent, math.MaxInt)
+		structured = jsonsize.Size(res.StructuredContent, math.MaxInt)
 	}
-	if size+structured <= maxForwardedResult {
+	if size+structured <= max {
 		return res
 	}
 	out := *res
 	out.Content = nil
-	left := maxForwardedResult
+	left := max
 	var dropped int
 	for _, c := range res.Content {
 		n := contentSize(c)
@@ -62,7 +63,7 @@ func boundResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if structured > 0 && structured > left {
 		out.StructuredContent = nil
 	}
-	note := fmt.Sprintf("[toolfold: the upstream's result was %s, over the %s toolfold passes on; it was cut here", bytesize.Format(int64(size+structured)), bytesize.Format(int64(maxForwardedResult)))
+	note := fmt.Sprintf("[toolfold: the upstream's result was %s, over the %s toolfold passes on; it was cut here", bytesize.Format(int64(size+structured)), bytesize.Format(int64(max)))
 	if dropped > 0 {
 		note += fmt.Sprintf(", %d content item(s) dropped", dropped)
 	}

@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // While an upstream is down its items stay listed and fail with its
 // unavailable error, as its tools do.
 type mirror struct {
-	f *forwarder
+	f *Forwarder
 
 	mu      sync.Mutex
 	lists   map[string]*upLists // by upstream
@@ -53,7 +53,7 @@ type upLists struct {
 	templates []*mcp.ResourceTemplate
 }
 
-func newMirror(f *forwarder) *mirror {
+func newMirror(f *Forwarder) *mirror {
 	return &mirror{f: f, lists: map[string]*upLists{}, running: map[string]bool{}, dirty: map[string]bool{},
 		prompts: map[string]owned{}, resources: map[string]owned{}, templates: map[string]owned{}, tools: map[string]owned{}}
 }
@@ -115,8 +115,8 @@ func (m *mirror) waitIdle(ctx context.Context) {
 // sessionChanged kicks every upstream whose session is not the one its
 // lists came from; called on each pool change.
 func (m *mirror) sessionChanged() {
-	for _, s := range m.f.p.pool.Status() {
-		cs, err := m.f.p.pool.Session(s.Name)
+	for _, s := range m.f.pool.Status() {
+		cs, err := m.f.pool.Session(s.Name)
 		if err != nil {
 			continue
 		}
@@ -133,11 +133,11 @@ func (m *mirror) sessionChanged() {
 // relist reads upstream up's prompts, resources and templates.
 func (m *mirror) relist(up string) {
 	f := m.f
-	cs, err := f.p.pool.Session(up)
+	cs, err := f.pool.Session(up)
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(f.p.life, f.timeout(up, false))
+	ctx, cancel := context.WithTimeout(f.life, f.timeout(up, false))
 	defer cancel()
 	l := &upLists{cs: cs}
 	caps := &mcp.ServerCapabilities{}
@@ -183,8 +183,8 @@ func (m *mirror) relist(up string) {
 }
 
 func (m *mirror) warn(up, what string, err error) {
-	if err != nil && m.f.p.life.Err() == nil {
-		m.f.p.log.Warn("listing an upstream's "+what+" failed; its items are not offered", "upstream", up, "err", err)
+	if err != nil && m.f.life.Err() == nil {
+		m.f.log.Warn("listing an upstream's "+what+" failed; its items are not offered", "upstream", up, "err", err)
 	}
 }
 
@@ -218,8 +218,8 @@ func (m *mirror) apply() {
 	f := m.f
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	always := f.p.cfg.Expose.Namespace == config.NamespaceAlways
-	order := f.p.pool.Status()
+	always := f.cfg.Expose.Namespace == config.NamespaceAlways
+	order := f.pool.Status()
 
 	// Prompts.
 	var pItems []named
@@ -243,9 +243,9 @@ func (m *mirror) apply() {
 		if have, ok := m.prompts[names[i]]; ok && have == want[names[i]] {
 			continue
 		}
-		safely(f.p.log, "prompt "+it.orig, func() { f.p.server.AddPrompt(&cp, f.getPrompt(it)) })
+		safely(f.log, "prompt "+it.orig, func() { f.server.AddPrompt(&cp, f.getPrompt(it)) })
 	}
-	f.p.server.RemovePrompts(gone(m.prompts, want)...)
+	f.server.RemovePrompts(gone(m.prompts, want)...)
 	m.prompts = want
 
 	// Resources and templates.
@@ -278,9 +278,9 @@ func (m *mirror) apply() {
 		if have, ok := m.resources[uris[i]]; ok && have == wantR[uris[i]] {
 			continue
 		}
-		safely(f.p.log, "resource "+it.orig, func() { f.p.server.AddResource(&cp, f.readHandler) })
+		safely(f.log, "resource "+it.orig, func() { f.server.AddResource(&cp, f.readHandler) })
 	}
-	f.p.server.RemoveResources(gone(m.resources, wantR)...)
+	f.server.RemoveResources(gone(m.resources, wantR)...)
 	m.resources = wantR
 	tmpls := exposeURIs(tItems, always)
 	wantT := map[string]owned{}
@@ -291,25 +291,25 @@ func (m *mirror) apply() {
 		if have, ok := m.templates[tmpls[i]]; ok && have == wantT[tmpls[i]] {
 			continue
 		}
-		safely(f.p.log, "resource template "+it.orig, func() { f.p.server.AddResourceTemplate(&cp, f.readHandler) })
+		safely(f.log, "resource template "+it.orig, func() { f.server.AddResourceTemplate(&cp, f.readHandler) })
 	}
-	f.p.server.RemoveResourceTemplates(gone(m.templates, wantT)...)
+	f.server.RemoveResourceTemplates(gone(m.templates, wantT)...)
 	m.templates = wantT
 
-	m.applyTools(f.p.tools.servers(), always)
+	m.applyTools(f.hub.Servers(), always)
 }
 
 // applyTools registers the tools clients see directly, every provider's
 // (the upstreams', a skill's) alike: all of them with expose: passthrough,
 // the pinned ones with expose: hybrid.
-func (m *mirror) applyTools(order []ProvidedServer, always bool) {
+func (m *mirror) applyTools(order []Server, always bool) {
 	f := m.f
-	mode := f.p.cfg.Expose.Mode
+	mode := f.cfg.Expose.Mode
 	if mode == config.ExposeCode || mode == "" {
 		return
 	}
 	pinned := map[string]bool{}
-	for _, p := range f.p.cfg.Expose.Pin {
+	for _, p := range f.cfg.Expose.Pin {
 		pinned[p] = true
 	}
 	var items []named
@@ -344,9 +344,9 @@ func (m *mirror) applyTools(order []ProvidedServer, always bool) {
 		if have, ok := m.tools[names[i]]; ok && have == want[names[i]] {
 			continue
 		}
-		safely(f.p.log, "tool "+it.orig, func() { f.p.server.AddTool(&cp, f.callTool(it)) })
+		safely(f.log, "tool "+it.orig, func() { f.server.AddTool(&cp, f.callTool(it)) })
 	}
-	f.p.server.RemoveTools(gone(m.tools, want)...)
+	f.server.RemoveTools(gone(m.tools, want)...)
 	m.tools = want
 }
 
@@ -397,7 +397,7 @@ func (m *mirror) exposedURI(up, uri string) string {
 			return exp
 		}
 	}
-	if m.f.p.cfg.Expose.Namespace == config.NamespaceAlways {
+	if m.f.cfg.Expose.Namespace == config.NamespaceAlways {
 		return namespacedURI(up, uri)
 	}
 	return uri
@@ -416,4 +416,19 @@ func gone(have, want map[string]owned) []string {
 func fingerprint(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// WaitIdle waits until no upstream's prompts and resources are being
+// listed, or ctx ends.
+func (f *Forwarder) WaitIdle(ctx context.Context) { f.mirror.waitIdle(ctx) }
+
+// ExposedTools returns the providers' tools clients see directly (expose:
+// passthrough or hybrid), as they see them.
+func (f *Forwarder) ExposedTools() []*mcp.Tool { return f.mirror.exposedTools() }
+
+// ResourceOwner is the upstream behind an exposed resource URI; "" when
+// none is known.
+func (f *Forwarder) ResourceOwner(uri string) string {
+	o, _ := f.mirror.owner("resource", uri)
+	return o.up
 }

@@ -1,4 +1,6 @@
-package proxy
+// Package jsonsize measures a value's JSON encoding without encoding it:
+// the size of a tool result, checked on the hot path of every call.
+package jsonsize
 
 import (
 	"encoding/json"
@@ -7,12 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// jsonSize is the length of v's encoding/json encoding, computed without
+// Size is the length of v's encoding/json encoding, computed without
 // encoding it, for the decoded values a result holds (maps, slices,
 // strings, numbers, booleans, null, raw JSON); other types are marshalled.
 // It stops early once the size passes limit and then returns a value over
 // limit (math.MaxInt: the whole size).
-func jsonSize(v any, limit int) int {
+func Size(v any, limit int) int {
 	n := 0
 	sizeOf(v, &n, limit)
 	return n

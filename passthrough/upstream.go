@@ -1,4 +1,4 @@
-package proxy
+package passthrough
 
 import (
 	"context"
@@ -12,61 +12,35 @@ import (
 	"github.com/toolfold/toolfold/upstream"
 )
 
-// upstreamHooks are the forwarder's part of the upstream pool's hooks
-// (poolHooks): the handlers that pass an upstream's requests and
-// notifications on to client sessions, and their entries in the upstream
-// chains (chain.go). pinnedHooks narrows them to one session.
-type upstreamHooks interface {
-	clientOptions(up string, o *mcp.ClientOptions)
-	clientCreated(up string, c *mcp.Client)
-	// connected is called once the upstream's session is up, before it
+// UpstreamHooks are the forwarder's part of the upstream pool's hooks
+// (upstream.Hooks, which the owner implements): the handlers that pass an
+// upstream's requests and notifications on to client sessions, and their
+// entries in the upstream chains (the owner's chain.go places them). The
+// Forwarder's serve every client session; Pinned narrows them to one.
+type UpstreamHooks interface {
+	// ClientOptions advertises to the upstream what clients can do and
+	// sets the handlers of what it asks and tells them.
+	ClientOptions(up string, o *mcp.ClientOptions)
+	// ClientCreated keeps the upstream's client, to tell it of roots changes.
+	ClientCreated(up string, c *mcp.Client)
+	// Connected is called once the upstream's session is up, before it
 	// serves calls (upstream.Hooks.Connected): the hooks send it what
 	// clients asked of every upstream, such as their logging level.
-	connected(ctx context.Context, up string, cs *mcp.ClientSession)
-	// The hooks' entries in the upstream chains (chain.go).
-	sendingMiddleware(up string) mcp.Middleware
-	receivingMiddleware(up string) mcp.Middleware
+	Connected(ctx context.Context, up string, cs *mcp.ClientSession)
+	// Tracking is the sending chain's entry: it records which client
+	// session each request to up is for, and maps its progress token.
+	Tracking(up string) mcp.Middleware
+	// Answering is the receiving chain's entry: it answers up's
+	// elicitation and roots/list requests with the client session they
+	// belong to.
+	Answering(up string) mcp.Middleware
 }
 
-// poolHooks are the proxy's upstream.Hooks: the chains of chain.go and
-// the forwarder's handlers, for every client session (s nil) or pinned to
-// one session's own instances (s).
-type poolHooks struct {
-	p *Proxy
-	s *Session
-}
+var _ UpstreamHooks = (*Forwarder)(nil)
 
-var _ upstream.Hooks = poolHooks{}
-
-// fwd is the forwarder's hooks, pinned to h.s if set. The forwarder is
-// made after the pool, and hooks are first called once the pool starts.
-func (h poolHooks) fwd() upstreamHooks {
-	if h.s != nil {
-		return pinnedHooks{h.p.fwd, h.s}
-	}
-	return h.p.fwd
-}
-
-func (h poolHooks) ClientOptions(up string, o *mcp.ClientOptions) { h.fwd().clientOptions(up, o) }
-
-func (h poolHooks) ClientCreated(up string, c *mcp.Client) { h.fwd().clientCreated(up, c) }
-
-func (h poolHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
-	h.fwd().connected(ctx, up, cs)
-}
-
-// SessionOf is the client session of ctx (sessionOf), nil outside one.
-func (h poolHooks) SessionOf(ctx context.Context) upstream.Session {
-	if s := sessionOf(ctx); s != nil {
-		return s
-	}
-	return nil
-}
-
-// ForSession pins the hooks to s, a *Session (SessionOf).
-func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
-	return poolHooks{p: h.p, s: s.(*Session)}
-}
+// Pinned are the forwarder's hooks for session s's own instances of the
+// upstreams (scope: session).
+func (f *Forwarder) Pinned(s Session) UpstreamHooks { return pinnedHooks{f, f.hub, s} }
 
 // pinnedHooks are the forwarder's hooks for one session's instance: what
 // the instance asks or tells a client (sampling, elicitation, roots, log
@@ -75,20 +49,21 @@ func (h poolHooks) ForSession(s upstream.Session) upstream.Hooks {
 // and every other session's instance also bear. Roots changes are sent to
 // the shared instance's client only.
 type pinnedHooks struct {
-	upstreamHooks
-	s *Session
+	UpstreamHooks
+	hub Hub
+	s   Session
 }
 
-func (h pinnedHooks) pin(ctx context.Context) context.Context { return withSession(ctx, h.s) }
+func (h pinnedHooks) pin(ctx context.Context) context.Context { return h.hub.WithSession(ctx, h.s) }
 
-func (h pinnedHooks) clientCreated(string, *mcp.Client) {}
+func (h pinnedHooks) ClientCreated(string, *mcp.Client) {}
 
-func (h pinnedHooks) connected(ctx context.Context, up string, cs *mcp.ClientSession) {
-	h.upstreamHooks.connected(h.pin(ctx), up, cs)
+func (h pinnedHooks) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+	h.UpstreamHooks.Connected(h.pin(ctx), up, cs)
 }
 
-func (h pinnedHooks) clientOptions(up string, o *mcp.ClientOptions) {
-	h.upstreamHooks.clientOptions(up, o)
+func (h pinnedHooks) ClientOptions(up string, o *mcp.ClientOptions) {
+	h.UpstreamHooks.ClientOptions(up, o)
 	if f := o.CreateMessageWithToolsHandler; f != nil {
 		o.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
 			return f(h.pin(ctx), req)
@@ -109,8 +84,8 @@ func (h pinnedHooks) clientOptions(up string, o *mcp.ClientOptions) {
 	}
 }
 
-func (h pinnedHooks) receivingMiddleware(up string) mcp.Middleware {
-	inner := h.upstreamHooks.receivingMiddleware(up)
+func (h pinnedHooks) Answering(up string) mcp.Middleware {
+	inner := h.UpstreamHooks.Answering(up)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		wrapped := inner(next)
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -126,12 +101,12 @@ func errNoClient(method string) error {
 		Message: fmt.Sprintf("toolfold has no connected client session to pass %s to; retry once a client is connected", method)}
 }
 
-// clientOptions advertises to the upstream what clients of toolfold can
+// ClientOptions advertises to the upstream what clients of toolfold can
 // do — sampling, elicitation and roots — and passes every such request,
 // and the upstream's notifications, to the client session that caused them
 // (see relay.go). A client that lacks the capability answers with an error,
 // which goes back to the upstream.
-func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
+func (f *Forwarder) ClientOptions(up string, o *mcp.ClientOptions) {
 	r := f.relay
 	o.Capabilities = &mcp.ClientCapabilities{
 		RootsV2:     &mcp.RootCapabilities{ListChanged: true},
@@ -144,8 +119,8 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 		defer done()
-		res, err := s.ss.CreateMessageWithTools(sctx, f.p.pii.samplingRequest(s, up, req.Params))
-		f.p.pii.samplingBack(s, up, res)
+		res, err := s.ServerSession().CreateMessageWithTools(sctx, f.hub.SamplingRequest(s, up, req.Params))
+		f.hub.SamplingBack(s, up, res)
 		return res, err
 	}
 	o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -153,15 +128,15 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 	}
 	o.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
 		if s, reqCtx := r.target(ctx, up); s != nil {
-			sctx, done := f.sendCtx(ctx, s, reqCtx, notifyTimeout)
+			sctx, done := f.sendCtx(ctx, s, reqCtx, NotifyTimeout)
 			defer done()
-			_ = s.ss.NotifyElicitationComplete(sctx, req.Params)
+			_ = s.ServerSession().NotifyElicitationComplete(sctx, req.Params)
 		}
 	}
 	o.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		for _, fl := range r.audience(ctx, up) {
-			sctx, done := f.sendCtx(ctx, fl.s, fl.ctx, notifyTimeout)
-			_ = fl.s.ss.Log(sctx, f.p.pii.logMessage(fl.s, up, req.Params)) // filtered by the session's own level
+			sctx, done := f.sendCtx(ctx, fl.s, fl.ctx, NotifyTimeout)
+			_ = fl.s.ServerSession().Log(sctx, f.hub.LogMessage(fl.s, up, req.Params)) // filtered by the session's own level
 			done()
 		}
 	}
@@ -172,10 +147,10 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 		}
 		p := *req.Params
 		p.ProgressToken = pr.token
-		f.p.pii.progressMessage(pr.session, up, &p)
-		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, notifyTimeout)
+		f.hub.ProgressMessage(pr.session, up, &p)
+		sctx, done := f.sendCtx(ctx, pr.session, pr.ctx, NotifyTimeout)
 		defer done()
-		_ = pr.session.ss.NotifyProgress(sctx, &p)
+		_ = pr.session.ServerSession().NotifyProgress(sctx, &p)
 	}
 	o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { f.mirror.kick(up) }
 	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { f.mirror.kick(up) }
@@ -184,36 +159,36 @@ func (f *forwarder) clientOptions(up string, o *mcp.ClientOptions) {
 	}
 }
 
-// clientCreated keeps the upstream's client, to notify it of roots
+// ClientCreated keeps the upstream's client, to notify it of roots
 // changes.
-func (f *forwarder) clientCreated(up string, c *mcp.Client) {
+func (f *Forwarder) ClientCreated(up string, c *mcp.Client) {
 	f.mu.Lock()
 	f.clients[up] = c
 	f.mu.Unlock()
 }
 
-// connected sets a (re)connected upstream to the logging level the client
+// Connected sets a (re)connected upstream to the logging level the client
 // sessions asked for: without it an upstream started, or restarted, after
 // logging/setLevel would send no log messages (a pre-2026-07-28 server
 // sends none until a level is set). A session's own instance (scope:
 // session, pinnedHooks) gets its session's level.
-func (f *forwarder) connected(ctx context.Context, up string, cs *mcp.ClientSession) {
+func (f *Forwarder) Connected(ctx context.Context, up string, cs *mcp.ClientSession) {
 	l := f.currentLevel()
-	if s := sessionOf(ctx); s != nil {
-		l = s.logLevel()
+	if s := f.hub.SessionOf(ctx); s != nil {
+		l = s.LogLevel()
 	}
 	f.sendLevel(ctx, up, cs, l)
 }
 
-// sendingMiddleware records which client session each request to up is
-// for, and maps its progress token (relay.go).
-func (f *forwarder) sendingMiddleware(up string) mcp.Middleware {
+// Tracking records which client session each request to up is for, and
+// maps its progress token (relay.go).
+func (f *Forwarder) Tracking(up string) mcp.Middleware {
 	return f.relay.trackMiddleware(up)
 }
 
-// receivingMiddleware answers up's elicitation and roots/list requests
-// with the client session they belong to.
-func (f *forwarder) receivingMiddleware(up string) mcp.Middleware {
+// Answering answers up's elicitation and roots/list requests with the
+// client session they belong to.
+func (f *Forwarder) Answering(up string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "elicitation/create" {
@@ -236,7 +211,7 @@ func (f *forwarder) receivingMiddleware(up string) mcp.Middleware {
 			// The SDK cannot tell "roots":{} from no roots capability
 			// on the server side, so ask: a client without roots answers
 			// with an error, which goes back to the upstream.
-			res, err := s.ss.ListRoots(ctx, nil)
+			res, err := s.ServerSession().ListRoots(ctx, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -250,7 +225,7 @@ func (f *forwarder) receivingMiddleware(up string) mcp.Middleware {
 // above). The go-sdk client sends notifications/roots/list_changed when its
 // own root list changes; toolfold answers roots/list itself, so touching a
 // placeholder root is only the way to send the notification.
-func (f *forwarder) notifyRootsChanged() {
+func (f *Forwarder) notifyRootsChanged() {
 	f.mu.Lock()
 	clients := make([]*mcp.Client, 0, len(f.clients))
 	for _, c := range f.clients {
@@ -264,7 +239,7 @@ func (f *forwarder) notifyRootsChanged() {
 
 // isUnavailable reports an upstream that is not connected.
 func isUnavailable(err error) bool {
-	var ue *UnavailableError
+	var ue *upstream.UnavailableError
 	return errors.As(err, &ue)
 }
 
@@ -275,9 +250,9 @@ func asWire(err error, target **jsonrpc.Error) bool { return errors.As(err, targ
 // the answer back unchanged. ServerSession.Elicit checks the answer against
 // the requested schema with the SDK's notion of elicitation schemas; when
 // that check, not the client, refuses, the client's answer (captured by
-// rawCapture on the way in) is what the upstream gets: judging it is the
+// RawCapture on the way in) is what the upstream gets: judging it is the
 // upstream's business.
-func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func (f *Forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	s, reqCtx := f.relay.target(ctx, up)
 	if s == nil {
 		return nil, errNoClient("elicitation/create")
@@ -285,15 +260,15 @@ func (f *forwarder) elicit(ctx context.Context, up string, params *mcp.ElicitPar
 	sctx, done := f.sendCtx(ctx, s, reqCtx, 0)
 	defer done()
 	slot := &rawResult{}
-	res, err := s.ss.Elicit(context.WithValue(sctx, rawKey{}, slot), f.p.pii.elicitRequest(s, up, params))
+	res, err := s.ServerSession().Elicit(context.WithValue(sctx, rawKey{}, slot), f.hub.ElicitRequest(s, up, params))
 	if err != nil {
 		if raw, ok := slot.get().(*mcp.ElicitResult); ok {
-			f.p.pii.elicitBack(s, up, raw)
+			f.hub.ElicitBack(s, up, raw)
 			return raw, nil
 		}
 		return nil, err
 	}
-	f.p.pii.elicitBack(s, up, res)
+	f.hub.ElicitBack(s, up, res)
 	return res, nil
 }
 
@@ -312,9 +287,9 @@ func (r *rawResult) get() mcp.Result {
 
 type rawKey struct{}
 
-// rawCapture is a sending middleware of the client-facing server: it
+// RawCapture is a sending middleware of the client-facing server: it
 // stores each result in the rawResult its context carries, if any.
-func rawCapture() mcp.Middleware {
+func RawCapture() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -331,19 +306,19 @@ func rawCapture() mcp.Middleware {
 // Bounds on what toolfold sends a client for an upstream. Sampling and
 // elicitation wait for a person, so they have none of their own.
 const (
-	notifyTimeout = 10 * time.Second // one notification
+	NotifyTimeout = 10 * time.Second // one notification
 	rootsTimeout  = 30 * time.Second // roots/list, which clients answer without asking anyone
 )
 
 // sendCtx is relay's sendCtx, also ended by the end of the client session
-// or the proxy's shutdown (the Session's ctx, which the proxy's life
-// ends too), and after timeout (0: none): a
-// client that never answers must not hold the upstream's connection (whose
-// Close waits for its handlers) or the proxy's shutdown.
-func (f *forwarder) sendCtx(handler context.Context, s *Session, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+// or the owner's shutdown (the session's context, which the owner's life
+// ends too), and after timeout (0: none): a client that never answers
+// must not hold the upstream's connection (whose Close waits for its
+// handlers) or the owner's shutdown.
+func (f *Forwarder) sendCtx(handler context.Context, s Session, reqCtx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	ctx, done := sendCtx(handler, reqCtx)
 	ctx, cancel := context.WithCancel(ctx)
-	stopSess := context.AfterFunc(s.ctx, cancel)
+	stopSess := context.AfterFunc(s.Context(), cancel)
 	var cancelT context.CancelFunc = func() {}
 	if timeout > 0 {
 		ctx, cancelT = context.WithTimeout(ctx, timeout)

@@ -1,12 +1,12 @@
-package proxy
+package passthrough
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -15,7 +15,7 @@ import (
 	"github.com/toolfold/toolfold/upstream"
 )
 
-// forwarder makes toolfold transparent for everything but tools: prompts,
+// Forwarder makes toolfold transparent for everything but tools: prompts,
 // resources (read, templates, subscriptions), completion, logging,
 // progress, cancellation, and the upstreams' requests to the client
 // (sampling, elicitation, roots). Names are mapped by the mirror
@@ -28,10 +28,16 @@ import (
 // request cancels the context toolfold's client handler runs with, which
 // the server side passes on to the client the same way. Ping is answered
 // by the SDK on each side.
-type forwarder struct {
-	p      *Proxy
-	relay  *relay
-	mirror *mirror
+type Forwarder struct {
+	cfg       *config.Config
+	pool      *upstream.Pool
+	hub       Hub
+	life      context.Context
+	log       *slog.Logger
+	maxResult int         // Options.MaxResult
+	server    *mcp.Server // SetServer
+	relay     *relay
+	mirror    *mirror
 
 	mu      sync.Mutex
 	clients map[string]*mcp.Client  // upstream -> its current client, for roots notifications
@@ -44,17 +50,38 @@ type subscription struct {
 	exposed string // the URI clients used, for notifications/resources/updated
 }
 
-func newForwarder(p *Proxy) *forwarder {
-	f := &forwarder{p: p, clients: map[string]*mcp.Client{}, subs: map[named]*subscription{}}
-	f.relay = newRelay(p.sessions, p.log.With("component", "relay"))
+// New makes the forwarder of o's upstreams; SetServer gives it the
+// client-facing server before it serves.
+func New(o Options) *Forwarder {
+	f := &Forwarder{cfg: o.Config, pool: o.Pool, hub: o.Hub, life: o.Life, log: o.Logger, maxResult: o.MaxResult,
+		clients: map[string]*mcp.Client{}, subs: map[named]*subscription{}}
+	if f.life == nil {
+		f.life = context.Background()
+	}
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
+	if f.maxResult <= 0 {
+		f.maxResult = maxForwardedResult
+	}
+	seq := o.Seq
+	if seq == nil {
+		seq = new(atomic.Uint64)
+	}
+	f.relay = newRelay(o.Hub, seq, f.log.With("component", "relay"))
 	f.mirror = newMirror(f)
 	return f
 }
 
-// serverOptions declares what toolfold serves clients. The capabilities
+// SetServer gives the forwarder the client-facing server it registers the
+// mirrored prompts, resources and tools on (mirror.go), once, after
+// ServerOptions and before the server serves.
+func (f *Forwarder) SetServer(s *mcp.Server) { f.server = s }
+
+// ServerOptions declares what toolfold serves clients. The capabilities
 // are fixed at initialize, before every upstream has connected, so they
 // are all declared: with no upstream offering prompts the list is empty.
-func (f *forwarder) serverOptions(o *mcp.ServerOptions) {
+func (f *Forwarder) ServerOptions(o *mcp.ServerOptions) {
 	o.Capabilities = &mcp.ServerCapabilities{
 		Logging:     &mcp.LoggingCapabilities{},
 		Tools:       &mcp.ToolCapabilities{ListChanged: true},
@@ -74,21 +101,21 @@ func (f *forwarder) serverOptions(o *mcp.ServerOptions) {
 	}
 }
 
-// middleware is the innermost client-facing middleware: it serves the
+// Middleware is the innermost client-facing middleware: it serves the
 // methods the SDK's own handlers cannot: resources/read of any URI an
 // upstream serves, not only listed ones, and logging/setLevel, which also
 // reaches upstreams.
-func (f *forwarder) middleware() mcp.Middleware {
+func (f *Forwarder) Middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "prompts/list", "prompts/get", "resources/list", "resources/templates/list",
 				"resources/read", "completion/complete":
 				// Upstreams searched from the catalog cache while they
-				// connect (Options.CachedTools) have listed no prompts
-				// or resources yet: these wait for them, as serve's
-				// start waits for the others.
-				f.p.pool.WaitCached(ctx)
+				// connect (upstream.Pool.SetCached) have listed no
+				// prompts or resources yet: these wait for them, as
+				// serve's start waits for the others.
+				f.pool.WaitCached(ctx)
 				f.mirror.waitIdle(ctx)
 			}
 			switch method {
@@ -99,13 +126,13 @@ func (f *forwarder) middleware() mcp.Middleware {
 			case "tools/call":
 				res, err := next(ctx, method, req)
 				if r, ok := req.(*mcp.CallToolRequest); ok && err != nil && r.Params != nil {
-					err = f.p.unknownClientTool(r.Params.Name, err)
+					err = f.hub.UnknownTool(r.Params.Name, err)
 				}
 				return res, err
 			case "logging/setLevel":
 				res, err := next(ctx, method, req)
 				if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && err == nil && r.Params != nil {
-					if s := sessionOf(ctx); s != nil {
+					if s := f.hub.SessionOf(ctx); s != nil {
 						f.setLevel(ctx, s, r.Params.Level)
 					}
 				}
@@ -116,29 +143,10 @@ func (f *forwarder) middleware() mcp.Middleware {
 	}
 }
 
-// endOnDelete wraps the streamable HTTP handler: a DELETE of a session
-// cancels its requests in flight before the SDK closes it, and frees its
-// place under http.max_sessions once the SDK has.
-func (f *forwarder) endOnDelete(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodDelete {
-			next.ServeHTTP(w, r)
-			return
-		}
-		id := r.Header.Get("Mcp-Session-Id")
-		f.p.sessions.cancelID(id)
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusNoContent { // the SDK closed it
-			f.p.sessions.detachID(id)
-		}
-	})
-}
-
 // timeout is the limit on one forwarded request to up: call_timeout for
 // calls and reads, connect_timeout for listings.
-func (f *forwarder) timeout(up string, call bool) time.Duration {
-	for _, u := range f.p.cfg.Upstreams {
+func (f *Forwarder) timeout(up string, call bool) time.Duration {
+	for _, u := range f.cfg.Upstreams {
 		if u.Name == up {
 			if call {
 				return u.CallTimeout
@@ -150,7 +158,7 @@ func (f *forwarder) timeout(up string, call bool) time.Duration {
 }
 
 // upstreamErr turns a failed forwarded request into what the client gets.
-func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err error) error {
+func (f *Forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -159,15 +167,15 @@ func (f *forwarder) upstreamErr(ctx, cctx context.Context, up, what string, err 
 	case isUnavailable(err):
 		return err
 	case upstream.Disconnected(err):
-		return &UnavailableError{Server: up, Reason: "disconnected during the request"}
+		return &upstream.UnavailableError{Server: up, Reason: "disconnected during the request"}
 	}
 	return err // a JSON-RPC error from the upstream passes through as it is
 }
 
 // getPrompt forwards prompts/get for one upstream prompt.
-func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
+func (f *Forwarder) getPrompt(it named) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		cs, err := f.p.pool.Session(it.up)
+		cs, err := f.pool.Session(it.up)
 		if err != nil {
 			return nil, err
 		}
@@ -187,25 +195,20 @@ func (f *forwarder) getPrompt(it named) mcp.PromptHandler {
 
 // callTool forwards tools/call for one provider's tool (expose: passthrough
 // or hybrid) to its provider. Failures are tool errors with the same messages scripts get.
-func (f *forwarder) callTool(it named) mcp.ToolHandler {
+func (f *Forwarder) callTool(it named) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		// asking: a call the policy asks about waits for the person
-		// (approval.go).
-		return f.p.asking(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		// Asking: a call the policy asks about waits for the person
+		// (the owner's approvals).
+		return f.hub.Asking(ctx, req, func(ctx context.Context) (*mcp.CallToolResult, error) {
 			return f.forwardCall(ctx, it, req)
 		})
 	}
 }
 
 // forwardCall makes one passthrough or hybrid call.
-func (f *forwarder) forwardCall(ctx context.Context, it named, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (f *Forwarder) forwardCall(ctx context.Context, it named, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Meta: f.outMeta(ctx, req.Params.Meta), Name: it.orig, Arguments: req.Params.Arguments}
-	if it.up == skillServer {
-		// A skill is a run: what it prints reaches the client as it runs,
-		// as run_script's output does (progress.go).
-		ctx = withProgress(ctx, req)
-	}
-	res, err := f.p.tools.call(ctx, it.up, params)
+	res, err := f.hub.CallTool(ctx, req, it.up, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -217,12 +220,12 @@ func (f *forwarder) forwardCall(ctx context.Context, it named, req *mcp.CallTool
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 	}
 	res.Meta = resultMeta(res.Meta)
-	return boundResult(res), nil
+	return boundResult(res, f.maxResult), nil
 }
 
 // complete forwards completion/complete to the owner of the prompt or
 // resource template it is about.
-func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func (f *Forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ref := req.Params.Ref
 	var it named
 	var ok bool
@@ -240,7 +243,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: no upstream offers %s %q", ref.Type, ref.Name+ref.URI)}
 	}
-	cs, err := f.p.pool.Session(it.up)
+	cs, err := f.pool.Session(it.up)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +268,7 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 
 // sessionStarted restores on a new upstream session what clients set up
 // through the old one: the logging level and the resource subscriptions.
-func (f *forwarder) sessionStarted(ctx context.Context, up string, cs *mcp.ClientSession) {
+func (f *Forwarder) sessionStarted(ctx context.Context, up string, cs *mcp.ClientSession) {
 	f.sendLevel(ctx, up, cs, f.currentLevel())
 	f.mu.Lock()
 	var uris []string
@@ -277,7 +280,7 @@ func (f *forwarder) sessionStarted(ctx context.Context, up string, cs *mcp.Clien
 	f.mu.Unlock()
 	for _, u := range uris {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
-			f.p.log.Warn("re-subscribing after a reconnect failed", "upstream", up, "uri", u, "err", err)
+			f.log.Warn("re-subscribing after a reconnect failed", "upstream", up, "uri", u, "err", err)
 		}
 	}
 }
@@ -294,12 +297,12 @@ func safely(log *slog.Logger, what string, fn func()) {
 	fn()
 }
 
-// refreshed follows a pool change: upstream tools (passthrough, hybrid)
+// Refreshed follows a pool change: upstream tools (passthrough, hybrid)
 // are re-registered now, and upstreams with a new session re-listed.
-func (f *forwarder) refreshed() {
+func (f *Forwarder) Refreshed() {
 	f.mirror.mu.Lock()
-	always := f.p.cfg.Expose.Namespace == config.NamespaceAlways
-	f.mirror.applyTools(f.p.tools.servers(), always)
+	always := f.cfg.Expose.Namespace == config.NamespaceAlways
+	f.mirror.applyTools(f.hub.Servers(), always)
 	f.mirror.mu.Unlock()
 	f.mirror.sessionChanged()
 }

@@ -1,10 +1,11 @@
-package proxy
+package passthrough
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,20 +39,21 @@ import (
 // messages with no in-flight caller go to every session (each session's
 // logging/setLevel still filters them).
 type relay struct {
-	sessions *sessions // where each session keeps its flights and progress routes
-	log      *slog.Logger
+	hub Hub            // the live sessions, each keeping its Routes
+	seq *atomic.Uint64 // orders the requests attributed (Options.Seq)
+	log *slog.Logger
 }
 
 // flight is a request in flight to an upstream on behalf of a client
 // session: ctx is the context of the client's request it serves.
 type flight struct {
-	s   *Session
+	s   Session
 	ctx context.Context
 }
 
 // progressRoute is where a progress notification from upstream goes.
 type progressRoute struct {
-	session *Session
+	session Session
 	token   any             // the client's own progress token
 	ctx     context.Context // the client's request
 }
@@ -83,41 +85,49 @@ func sendCtx(handler, reqCtx context.Context) (context.Context, context.CancelFu
 	}
 }
 
-func newRelay(reg *sessions, log *slog.Logger) *relay {
-	return &relay{sessions: reg, log: log}
+func newRelay(hub Hub, seq *atomic.Uint64, log *slog.Logger) *relay {
+	return &relay{hub: hub, seq: seq, log: log}
 }
 
 // begin records a request of s (made in ctx) in flight to upstream up;
 // the function returned ends it.
-func (r *relay) begin(up string, s *Session, ctx context.Context) (end func()) {
-	id := r.sessions.seq.Add(1)
-	s.mu.Lock()
-	m := s.flights[up]
+func (r *relay) begin(up string, s Session, ctx context.Context) (end func()) {
+	id := r.seq.Add(1)
+	rt := s.Routes()
+	rt.mu.Lock()
+	if rt.flights == nil {
+		rt.flights, rt.lastCall = map[string]map[uint64]flight{}, map[string]uint64{}
+	}
+	m := rt.flights[up]
 	if m == nil {
 		m = map[uint64]flight{}
-		s.flights[up] = m
+		rt.flights[up] = m
 	}
 	m[id] = flight{s, ctx}
-	s.lastCall[up] = id
-	s.mu.Unlock()
+	rt.lastCall[up] = id
+	rt.mu.Unlock()
 	return func() {
-		s.mu.Lock()
-		delete(s.flights[up], id)
-		s.mu.Unlock()
+		rt.mu.Lock()
+		delete(rt.flights[up], id)
+		rt.mu.Unlock()
 	}
 }
 
 // mapProgress replaces the client's progress token with one unique across
 // sessions, for the upstream; undo removes the mapping.
-func (r *relay) mapProgress(ctx context.Context, s *Session, token any) (upToken string, undo func()) {
-	upToken = fmt.Sprintf("toolfold-%d", r.sessions.seq.Add(1))
-	s.mu.Lock()
-	s.progress[upToken] = progressRoute{session: s, token: token, ctx: ctx}
-	s.mu.Unlock()
+func (r *relay) mapProgress(ctx context.Context, s Session, token any) (upToken string, undo func()) {
+	upToken = fmt.Sprintf("toolfold-%d", r.seq.Add(1))
+	rt := s.Routes()
+	rt.mu.Lock()
+	if rt.progress == nil {
+		rt.progress = map[string]progressRoute{}
+	}
+	rt.progress[upToken] = progressRoute{session: s, token: token, ctx: ctx}
+	rt.mu.Unlock()
 	return upToken, func() {
-		s.mu.Lock()
-		delete(s.progress, upToken)
-		s.mu.Unlock()
+		rt.mu.Lock()
+		delete(rt.progress, upToken)
+		rt.mu.Unlock()
 	}
 }
 
@@ -128,9 +138,10 @@ func (r *relay) progressFor(token any) (progressRoute, bool) {
 		return progressRoute{}, false
 	}
 	for _, s := range r.live() {
-		s.mu.Lock()
-		pr, ok := s.progress[tok]
-		s.mu.Unlock()
+		rt := s.Routes()
+		rt.mu.Lock()
+		pr, ok := rt.progress[tok]
+		rt.mu.Unlock()
 		if ok {
 			return pr, true
 		}
@@ -141,46 +152,47 @@ func (r *relay) progressFor(token any) (progressRoute, bool) {
 // live is every client session still connected. Every session is in the
 // registry from its first request (initialize), so nothing is made here:
 // an upstream's message after shutdown finds no one.
-func (r *relay) live() []*Session {
-	return r.sessions.list()
+func (r *relay) live() []Session {
+	return r.hub.Sessions()
 }
 
 // isLive reports whether s is still connected.
-func (r *relay) isLive(s *Session) bool { return s != nil && s.ctx.Err() == nil }
+func (r *relay) isLive(s Session) bool { return s != nil && s.Context().Err() == nil }
 
 // target is the client session a server-to-client request from upstream up
 // goes to (steps 1, 3 and 4 above), or nil; with the context of the client
 // request it belongs to, when known.
-func (r *relay) target(ctx context.Context, up string) (*Session, context.Context) {
+func (r *relay) target(ctx context.Context, up string) (Session, context.Context) {
 	s, reqCtx, how := r.pick(ctx, up)
 	if s != nil {
-		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", SessionTag(s.id), "by", how)
+		r.log.Debug("routing an upstream's request to a client session", "upstream", up, "session", s.LogTag(), "by", how)
 	}
 	return s, reqCtx
 }
 
-func (r *relay) pick(ctx context.Context, up string) (*Session, context.Context, string) {
-	if s := sessionOf(ctx); r.isLive(s) {
+func (r *relay) pick(ctx context.Context, up string) (Session, context.Context, string) {
+	if s := r.hub.SessionOf(ctx); r.isLive(s) {
 		return s, ctx, "context"
 	}
 	live := r.live()
 	var best flight
 	var bestID, lastCall, lastSeen uint64
-	var byCall, bySeen *Session
+	var byCall, bySeen Session
 	for _, s := range live {
-		s.mu.Lock()
-		for id, f := range s.flights[up] {
+		rt := s.Routes()
+		rt.mu.Lock()
+		for id, f := range rt.flights[up] {
 			if id > bestID {
 				best, bestID = f, id
 			}
 		}
-		if c := s.lastCall[up]; c > lastCall {
+		if c := rt.lastCall[up]; c > lastCall {
 			lastCall, byCall = c, s
 		}
-		if s.lastSeen > lastSeen {
-			lastSeen, bySeen = s.lastSeen, s
+		if rt.lastSeen > lastSeen {
+			lastSeen, bySeen = rt.lastSeen, s
 		}
-		s.mu.Unlock()
+		rt.mu.Unlock()
 	}
 	switch {
 	case best.s != nil:
@@ -199,18 +211,19 @@ func (r *relay) pick(ctx context.Context, up string) (*Session, context.Context,
 // a request in flight there (each with that request's context), else every
 // session.
 func (r *relay) audience(ctx context.Context, up string) []flight {
-	if s := sessionOf(ctx); r.isLive(s) {
+	if s := r.hub.SessionOf(ctx); r.isLive(s) {
 		return []flight{{s, ctx}}
 	}
 	live := r.live()
 	var out []flight
 	for _, s := range live {
-		s.mu.Lock()
-		for _, f := range s.flights[up] {
+		rt := s.Routes()
+		rt.mu.Lock()
+		for _, f := range rt.flights[up] {
 			out = append(out, f)
 			break // one message per session
 		}
-		s.mu.Unlock()
+		rt.mu.Unlock()
 	}
 	if len(out) > 0 {
 		return out
@@ -227,7 +240,7 @@ func (r *relay) audience(ctx context.Context, up string) []flight {
 func (r *relay) trackMiddleware(up string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			s := sessionOf(ctx)
+			s := r.hub.SessionOf(ctx)
 			if s == nil {
 				return next(ctx, method, req)
 			}
