@@ -112,7 +112,7 @@
 // per upstream request whose context goes upstream in params._meta; with
 // the MCP duration histograms and toolfold's counters. New hands it the
 // options' providers and what it needs of the proxy (telemetry.Config: the
-// tokenizer's scrubFunc, SessionTag, expectedFailure); chain.go places its
+// tokenizer's scrubFunc, sessiontag.Of, expectedFailure); chain.go places its
 // middleware on both edges, tools.go and skillrun.go wrap runs and
 // searches in its spans, traceOwn the calls to toolfold's own providers.
 // Options without providers cost nothing.

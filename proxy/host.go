@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/coerce"
+	"github.com/toolfold/toolfold/internal/learn"
 	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
@@ -65,7 +67,7 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	}
 	qname := hit.QName
 	ctx = h.p.pii.scriptContext(ctx, h)
-	args = coerceArgs(args, hit.Tool.InputSchema)
+	args = coerce.Args(args, hit.Tool.InputSchema)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
@@ -93,18 +95,18 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	h.resultTokens.Add(int64(tokens.Estimate(string(v))))
 	h.learned(ix, qname)
 	if len(hit.Tool.OutputSchema) == 0 {
-		h.p.learn.observed(qname, v)
+		h.p.learn.Observed(qname, v)
 	}
 	return v, nil
 }
 
 // learned teaches search that the script's recent searches led to a call
-// of qname (learn.go).
+// of qname (package learn).
 func (h *scriptHost) learned(ix *index.Index, qname string) {
 	h.mu.Lock()
 	searches := slices.Clone(h.searches)
 	h.mu.Unlock()
-	h.p.learn.called(ix, h.session, searches, qname)
+	h.p.learn.Called(ix, h.session.recentSearches(), searches, qname)
 }
 
 // callSkill runs the skill a script called as name (tools.skills.NAME),
@@ -130,7 +132,7 @@ func (h *scriptHost) Search(ctx context.Context, query, detail string, limit int
 		return "", &sandbox.ToolError{Tool: "search_tools", Msg: err.Error()}
 	}
 	h.mu.Lock()
-	if len(h.searches) == learnQueries {
+	if len(h.searches) == learn.RecentQueries {
 		h.searches = h.searches[1:]
 	}
 	h.searches = append(h.searches, query)

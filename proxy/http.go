@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/httplimit"
 )
 
 // HTTPHandler serves MCP over streamable HTTP at /mcp. With a token, every
@@ -37,8 +38,8 @@ func (p *Proxy) HTTPHandler(token string) http.Handler {
 	if maxSessions <= 0 {
 		maxSessions = config.DefaultMaxSessions
 	}
-	limit := &sessionCap{max: maxSessions, live: p.sessions.liveHTTP}
-	mcpHandler = bodyDeadline(cmp.Or(p.bodyTimeout, bodyTimeout), limit.gate(mcpHandler)) // http_limits.go
+	limit := &httplimit.SessionCap{Max: maxSessions, Live: p.sessions.liveHTTP}
+	mcpHandler = httplimit.BodyDeadline(cmp.Or(p.bodyTimeout, httplimit.BodyTimeout), limit.Gate(mcpHandler))
 	if token != "" {
 		mcpHandler = bearer(token, mcpHandler)
 	}
@@ -158,9 +159,9 @@ func (p *Proxy) endOnDelete(next http.Handler) http.Handler {
 		}
 		id := r.Header.Get("Mcp-Session-Id")
 		p.sessions.cancelID(id)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &httplimit.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusNoContent { // the SDK closed it
+		if rec.Status == http.StatusNoContent { // the SDK closed it
 			p.sessions.detachID(id)
 		}
 	})

@@ -2,13 +2,13 @@ package proxy
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/learn"
 	"github.com/toolfold/toolfold/store"
 )
 
@@ -27,10 +27,10 @@ func TestLearnFromUse(t *testing.T) {
 return {tools.calc.add{a = 20417, b = 3}, tools.calc.echo_text{text = "zebra-secret"}}`); isErr {
 		t.Fatalf("script failed: %s", text)
 	}
-	if p.learn.usage.Len() == 0 {
+	if p.learn.Usage().Len() == 0 {
 		t.Fatal("nothing learned")
 	}
-	p.learn.close()
+	p.learn.Close()
 	path := filepath.Join(dir, ".toolfold", "usage.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -46,8 +46,8 @@ return {tools.calc.add{a = 20417, b = 3}, tools.calc.echo_text{text = "zebra-sec
 			t.Errorf("usage.json holds an argument value %q: %s", bad, data)
 		}
 	}
-	if l := newLearner(cfg, nil, p.log); l.usage.Len() != p.learn.usage.Len() {
-		t.Errorf("reloaded %d pairs, saved %d", l.usage.Len(), p.learn.usage.Len())
+	if l := learn.New(cfg, nil, p.log); l.Usage().Len() != p.learn.Usage().Len() {
+		t.Errorf("reloaded %d pairs, saved %d", l.Usage().Len(), p.learn.Usage().Len())
 	}
 
 	off := testConfig(stdioUpstream("calc"))
@@ -56,26 +56,12 @@ return {tools.calc.add{a = 20417, b = 3}, tools.calc.echo_text{text = "zebra-sec
 	q, cs2 := startProxy(t, off)
 	callText(t, cs2, "search_tools", map[string]any{"query": "total of two numbers"})
 	runLua(t, cs2, `return tools.calc.add{a = 1, b = 2}`)
-	q.learn.close()
-	if q.learn.searchUsage() != nil {
+	q.learn.Close()
+	if q.learn.Usage() != nil {
 		t.Error("learn: false still learns")
 	}
 	if _, err := os.Stat(filepath.Join(offDir, ".toolfold")); !os.IsNotExist(err) {
 		t.Errorf("learn: false wrote %v", err)
-	}
-}
-
-func TestLearnCorruptFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, ".toolfold", "usage.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte("{not json"), 0o644)
-	cfg := testConfig()
-	cfg.File, cfg.Dir = filepath.Join(dir, "proxy.yaml"), dir
-	var logs strings.Builder
-	l := newLearner(cfg, nil, slog.New(slog.NewTextHandler(&logs, nil)))
-	if l.usage == nil || l.usage.Len() != 0 || !strings.Contains(logs.String(), "starting afresh") {
-		t.Errorf("corrupt file: usage %v, log %q", l.usage, logs.String())
 	}
 }
 
@@ -98,9 +84,9 @@ func TestLearnSharedStore(t *testing.T) {
 	runLua(t, cs1, `return tools.calc.add{a = 1, b = 2}`)
 	callText(t, cs2, "search_tools", map[string]any{"query": "repeat my words back"})
 	runLua(t, cs2, `return tools.calc.echo_text{text = "hi"}`)
-	p1.learn.close()
-	p2.learn.close()
-	data, err := st.Get(context.Background(), usageKey)
+	p1.learn.Close()
+	p2.learn.Close()
+	data, err := st.Get(context.Background(), learn.UsageKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,34 +95,7 @@ func TestLearnSharedStore(t *testing.T) {
 			t.Errorf("the shared usage lacks %s (one replica overwrote the other): %s", want, data)
 		}
 	}
-	if l := newLearner(cfg, st, p1.log); l.usage.Len() < p1.learn.usage.Len() {
-		t.Errorf("a new replica loaded %d pairs, fewer than replica 1 saved (%d)", l.usage.Len(), p1.learn.usage.Len())
-	}
-}
-
-// A script's tool call searches each earlier recent query at most once,
-// and none it has taught the tool already: a session that asked the same
-// search many times does not pay a search per repetition in every call.
-func TestLearnSearchesEachQueryOnce(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(stdioUpstream("calc"))
-	cfg.File, cfg.Dir = filepath.Join(dir, "proxy.yaml"), dir
-	_, cs := startProxy(t, cfg)
-	for range 5 {
-		callText(t, cs, "search_tools", map[string]any{"query": "total of two numbers"})
-	}
-	callText(t, cs, "search_tools", map[string]any{"query": "echo some text back"})
-	var searched []string
-	findsProbe = func(q string) { searched = append(searched, q) }
-	t.Cleanup(func() { findsProbe = nil })
-	for range 3 {
-		if text, isErr := runLua(t, cs, `return tools.calc.add{a = 1, b = 2}`); isErr {
-			t.Fatalf("script failed: %s", text)
-		}
-	}
-	// The latest query needs no search; the earlier one, asked five
-	// times, is searched once, in the first run.
-	if len(searched) != 1 || searched[0] != "total of two numbers" {
-		t.Errorf("finds searched %q, want the earlier query once", searched)
+	if l := learn.New(cfg, st, p1.log); l.Usage().Len() < p1.learn.Usage().Len() {
+		t.Errorf("a new replica loaded %d pairs, fewer than replica 1 saved (%d)", l.Usage().Len(), p1.learn.Usage().Len())
 	}
 }

@@ -15,7 +15,7 @@ import (
 // Observer is told what the proxy does as it does it; the local dashboard
 // (package dashboard) is one (Options.Observer). Everything it is given
 // is what the model may see: code, arguments, output and errors tokenized
-// by the session's vault, sessions named by SessionTag, never an id or a
+// by the session's vault, sessions named by sessiontag.Of, never an id or a
 // raw value. The proxy calls it on its own goroutines: every method but
 // Ask must return at once.
 type Observer interface {
@@ -38,7 +38,7 @@ type Observer interface {
 // RunStart is a run that has just started.
 type RunStart struct {
 	Time     time.Time
-	Session  string // SessionTag, "stdio", or "" outside a client session
+	Session  string // sessiontag.Of, "stdio", or "" outside a client session
 	RunID    string
 	Language string
 	Code     string // tokenized
@@ -60,7 +60,7 @@ type RunEnd struct {
 
 // Approval is a call waiting for a person's answer.
 type Approval struct {
-	Session string // SessionTag, "stdio", or ""
+	Session string // sessiontag.Of, "stdio", or ""
 	RunID   string // "" for a call outside a run
 	Tool    string // the tool called (server.tool)
 	Args    json.RawMessage
@@ -149,7 +149,7 @@ func approvalOf(tool string, args json.RawMessage, why string, notes []policy.To
 
 // SessionInfo is one live client session, as the dashboard shows it.
 type SessionInfo struct {
-	Tag     string // SessionTag, or "stdio"
+	Tag     string // sessiontag.Of, or "stdio"
 	Started time.Time
 	// Allowed are the tools a person allowed for the rest of the session.
 	Allowed []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/audit"
+	"github.com/toolfold/toolfold/internal/sessiontag"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
 	"go.opentelemetry.io/otel/trace"
@@ -224,7 +225,7 @@ func (g *guard) record(ctx context.Context, r audit.Record, err error) {
 	_ = g.audit.Write(r) // a failure is logged by the audit; the call goes on
 }
 
-// auditSession names s in the audit: its tag (SessionTag; the id itself
+// auditSession names s in the audit: its tag (sessiontag.Of; the id itself
 // is a credential, never written down), "stdio" for the stdio session, ""
 // outside a client session (a command's run).
 func auditSession(s *Session) string {
@@ -234,7 +235,7 @@ func auditSession(s *Session) string {
 	case s.id == "":
 		return "stdio"
 	}
-	return SessionTag(s.id)
+	return sessiontag.Of(s.id)
 }
 
 // isRefusal reports whether err is the policy's refusal of a call; its

@@ -13,6 +13,8 @@ import (
 	"github.com/toolfold/toolfold/audit"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/index"
+	"github.com/toolfold/toolfold/internal/learn"
+	"github.com/toolfold/toolfold/internal/sessiontag"
 	"github.com/toolfold/toolfold/oauth"
 	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
@@ -129,10 +131,10 @@ type Proxy struct {
 	toolsMu  sync.Mutex // serializes re-advertising the two tools
 	advertis [2]*mcp.Tool
 
-	learn *learner // what search learns from use (learn.go)
+	learn *learn.Learner // what search learns from use
 
 	drain       drainState                  // HTTP requests in flight, draining (health.go)
-	bodyTimeout time.Duration               // a request body's deadline; 0: bodyTimeout (http_limits.go)
+	bodyTimeout time.Duration               // a request body's deadline; 0: httplimit.BodyTimeout
 	readyCheck  func(context.Context) error // Options.ReadyCheck
 	store       store.Store                 // Options.Store; may be nil
 	skills      skills.Store                // saved skills (skills.go)
@@ -150,17 +152,17 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = redactSessions(log) // the go-sdk's too: no session id in a log (logredact.go)
+	log = sessiontag.Redact(log) // the go-sdk's too: no session id in a log
 	version := opts.Version
 	if version == "" {
 		version = "dev"
 	}
 	p := &Proxy{cfg: cfg, log: log, version: version, runners: make(map[string]sandbox.Runner), readyCheck: opts.ReadyCheck, store: opts.Store}
-	p.learn = newLearner(cfg, opts.Store, log)
+	p.learn = learn.New(cfg, opts.Store, log)
 	p.pii = newPIIState(cfg.PII, log)
 	p.tel = telemetry.New(telemetry.Config{TracerProvider: opts.TracerProvider, MeterProvider: opts.MeterProvider,
 		CaptureContent: opts.CaptureContent, Version: version, Logger: log, Clean: p.pii.scrubFunc(),
-		SessionTag: SessionTag, ExpectedFailure: expectedFailure, Disconnected: upstream.Disconnected})
+		SessionTag: sessiontag.Of, ExpectedFailure: expectedFailure, Disconnected: upstream.Disconnected})
 	p.life, p.stopLife = context.WithCancel(context.Background())
 	p.sessions = newSessions(p.life, p.pii.newVaultFunc())
 	p.slots = workspace.NewSlots(max(4, 2*runtime.NumCPU()))
@@ -292,7 +294,7 @@ func (p *Proxy) Close() {
 		}
 	}
 	p.pool.Close()
-	p.learn.close()
+	p.learn.Close()
 	p.sessions.closeAll()
 	p.workspaces.Close()
 	p.trees.close()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/learn"
+	"github.com/toolfold/toolfold/internal/sessiontag"
 	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/rewrite"
@@ -29,7 +31,7 @@ import (
 //     its script directory and, when persisted, its lock, the runs in it,
 //     its share of the run slots; the warm sandbox children bound to that
 //     directory go with it (Proxy.forgetWorkspace);
-//   - searches, its recent search_tools queries, for learning (learn.go);
+//   - searches, its recent search_tools queries, for learning (package learn);
 //   - routes, the relay's bookkeeping: its requests in flight to each
 //     upstream and the progress tokens they carry (package passthrough);
 //   - its own instances of scope: session upstreams, which the pool
@@ -62,7 +64,7 @@ type Session struct {
 	mu       sync.Mutex
 	level    mcp.LoggingLevel        // logging/setLevel; "" when never set
 	waiting  map[string]*pendingCall // calls parked on a person's answer, by RequestState (approval.go)
-	searches recent                  // guarded by the learner's mutex (learn.go)
+	searches learn.Recent            // guarded by the Learner's mutex
 
 	endOnce sync.Once
 }
@@ -287,4 +289,16 @@ func sessionMiddleware(reg *sessions, pii *piiState) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// LogTag names the session in logs by its tag (upstream.Session).
+func (s *Session) LogTag() string { return sessiontag.Of(s.id) }
+
+// recentSearches are the session's recent searches for the Learner; nil
+// outside a session.
+func (s *Session) recentSearches() *learn.Recent {
+	if s == nil {
+		return nil
+	}
+	return &s.searches
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
+	"github.com/toolfold/toolfold/internal/sessiontag"
 	"github.com/toolfold/toolfold/internal/testlog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -417,7 +418,7 @@ func TestTraceContinuesHTTPHeaderTraceparent(t *testing.T) {
 		t.Errorf("SERVER span in trace %s under %s, want the header's %s under %s",
 			server.SpanContext.TraceID(), server.Parent.SpanID(), clientTraceID, clientSpanID)
 	}
-	if got, want := attrs(server.Attributes)["mcp.session.id"], SessionTag(cs.ID()); got != want || got == "" || got == cs.ID() {
+	if got, want := attrs(server.Attributes)["mcp.session.id"], sessiontag.Of(cs.ID()); got != want || got == "" || got == cs.ID() {
 		t.Errorf("mcp.session.id %q over streamable HTTP, want the session's tag %q, never its id", got, want)
 	}
 }

@@ -144,7 +144,7 @@ func (p *Proxy) handleSearch(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	text, err := p.search(ctx, in.Query, in.Detail, in.Limit, in.Server, in.Language)
 	if s := sessionOf(ctx); err == nil && s != nil {
-		p.learn.searched(s, in.Query)
+		p.learn.Searched(s.recentSearches(), in.Query)
 		p.prestartOnSearch(s)
 	}
 	if err != nil {
@@ -208,8 +208,8 @@ func (p *Proxy) searchCatalog(ctx context.Context, query, detail string, limit i
 		}
 		return "", 0, fmt.Errorf("no server named %q; servers: %s", server, strings.Join(names, ", "))
 	}
-	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.searchUsage()})
-	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.shapeStore(), Label: p.guard.label})
+	hits := ix.Search(query, index.SearchOptions{Limit: limit, Server: server, Usage: p.learn.Usage()})
+	text := ix.RenderWith(query, hits, index.Detail(detail), lang, index.RenderOptions{Shapes: p.learn.Shapes(), Label: p.guard.label})
 	return p.pii.searchText(ctx, p.catalogPII.Load(), ix, hits, text), len(hits), nil
 }
 

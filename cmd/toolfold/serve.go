@@ -165,7 +165,7 @@ func serveHTTP(ctx context.Context, p *proxy.Proxy, addr, token string, drain ti
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
 	// Headers within 10 s; an idle keep-alive connection closes after 2
-	// minutes. Bodies have their own deadline (proxy/http_limits.go): a
+	// minutes. Bodies have their own deadline (internal/httplimit): a
 	// ReadTimeout would also cut the long-lived server-to-client stream.
 	srv := &http.Server{Handler: withDashboard(p.HTTPHandler(token), dash), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "toolfold: listening on http://%s/mcp\n", ln.Addr())

@@ -1,4 +1,7 @@
-package proxy
+// Package httplimit bounds what an HTTP client can hold of the server:
+// a cap on live sessions (SessionCap) and a deadline on a request's body
+// (BodyDeadline); StatusRecorder notes the status a handler answered with.
+package httplimit
 
 import (
 	"encoding/json"
@@ -13,44 +16,44 @@ import (
 
 // Bounds on what HTTP clients can hold (docs/replicas.md):
 //
-//   - http.max_sessions live sessions (sessionCap): past it a request that
+//   - http.max_sessions live sessions (SessionCap): past it a request that
 //     would start a session gets 503 with Retry-After and a JSON-RPC error
 //     saying what to do, until one ends (DELETE, or 30 idle minutes);
-//   - a request body must arrive within bodyTimeout (bodyDeadline): a
+//   - a request body must arrive within BodyTimeout (BodyDeadline): a
 //     client trickling one byte at a time holds a connection and a
 //     goroutine for that long at most. The deadline is per request and is
 //     lifted once the body is read, so a long run's response and the
 //     server-to-client stream (a GET, no body) are never cut by it;
 //   - serve's http.Server adds ReadHeaderTimeout and IdleTimeout.
 
-// bodyTimeout is how long a client has to send a request's body.
-const bodyTimeout = 30 * time.Second
+// BodyTimeout is how long a client has to send a request's body.
+const BodyTimeout = 30 * time.Second
 
 // retryAfterFull is the Retry-After of a refused session, in seconds.
 const retryAfterFull = "30"
 
-// sessionCap refuses new sessions past max.
-type sessionCap struct {
-	max  int
-	live func() int // the live HTTP sessions (sessions.liveHTTP)
+// SessionCap refuses new sessions past Max.
+type SessionCap struct {
+	Max  int
+	Live func() int // the live HTTP sessions
 
 	mu      sync.Mutex
 	pending int // requests starting a session, not yet answered
 }
 
-// gate admits a request that would start a session (a POST without
-// Mcp-Session-Id) while fewer than max sessions live or are starting.
+// Gate admits a request that would start a session (a POST without
+// Mcp-Session-Id) while fewer than Max sessions live or are starting.
 // A session being made is counted as pending until its answer starts,
-// by when its initialize has put it in the registry (live): at the bound
+// by when its initialize has put it in the registry (Live): at the bound
 // a concurrent start may be refused a moment early, never admitted late.
-func (c *sessionCap) gate(next http.Handler) http.Handler {
+func (c *SessionCap) Gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 			next.ServeHTTP(w, r)
 			return
 		}
 		c.mu.Lock()
-		if c.live()+c.pending >= c.max {
+		if c.Live()+c.pending >= c.Max {
 			c.mu.Unlock()
 			c.refuse(w)
 			return
@@ -91,9 +94,9 @@ func (h *headerHook) Write(b []byte) (int, error) {
 func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // refuse answers 503 with a JSON-RPC error (id null: the body is not read).
-func (c *sessionCap) refuse(w http.ResponseWriter) {
+func (c *SessionCap) refuse(w http.ResponseWriter) {
 	msg := fmt.Sprintf("toolfold already serves its maximum of %d sessions (http.max_sessions): retry after %s seconds; a client that is done should end its session (HTTP DELETE /mcp with its Mcp-Session-Id), idle ones end after 30 minutes; an operator can raise http.max_sessions",
-		c.max, retryAfterFull)
+		c.Max, retryAfterFull)
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
 		"error": map[string]any{"code": -32000, "message": msg}})
 	w.Header().Set("Content-Type", "application/json")
@@ -102,11 +105,11 @@ func (c *sessionCap) refuse(w http.ResponseWriter) {
 	w.Write(body)
 }
 
-// bodyDeadline gives a request with a body d to send all of it: the
+// BodyDeadline gives a request with a body d to send all of it: the
 // connection's read deadline is set for the body and cleared once it is
 // read (or fails), so what follows (a response streamed for minutes, the
 // connection's next request) is not bound by it.
-func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+func BodyDeadline(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
@@ -142,18 +145,19 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// statusRecorder notes the status a handler answered with.
-type statusRecorder struct {
+// StatusRecorder notes the status a handler answered with.
+type StatusRecorder struct {
 	http.ResponseWriter
-	status int
+	Status int // the first status written; 0 before
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+// WriteHeader notes the first status and writes it.
+func (s *StatusRecorder) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -9,33 +9,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sessiontag"
 	"github.com/toolfold/toolfold/internal/testlog"
 )
-
-// TestRedactSessionKeys: every spelling of a session id key is redacted,
-// in groups and With attributes too, to the same tag; other values stay.
-func TestRedactSessionKeys(t *testing.T) {
-	var buf syncBuffer
-	log := redactSessions(slog.New(slog.NewTextHandler(&buf, nil)))
-	const id = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	log.Info("one", "session_id", id, "sessionID", id, "Mcp-Session-Id", id, "session", id, "other", "kept")
-	log.With("sid", id).WithGroup("g").Info("two", slog.Group("inner", "session_id", id))
-	log.Info("three", "session", SessionTag(id))
-	out := buf.String()
-	if strings.Contains(out, id) {
-		t.Fatalf("a session id in the log:\n%s", out)
-	}
-	tag := SessionTag(id)
-	if n := strings.Count(out, tag); n != 7 {
-		t.Errorf("tag %s appears %d times, want 7 (each redacted value, an existing tag kept):\n%s", tag, n, out)
-	}
-	if !strings.Contains(out, "other=kept") {
-		t.Errorf("an unrelated attribute was changed:\n%s", out)
-	}
-	if SessionTag(id) == SessionTag(id+"x") || SessionTag("") != "" {
-		t.Error("SessionTag: different ids must get different tags, and the stdio session none")
-	}
-}
 
 // TestHTTPSessionIDNeverLogged: an HTTP session's id, which the go-sdk
 // logs at INFO ("server session connected"), never reaches the log, at
@@ -74,7 +50,7 @@ func TestHTTPSessionIDNeverLogged(t *testing.T) {
 	if strings.Contains(out, id) {
 		t.Errorf("the session id %s is in the log:\n%s", id, out)
 	}
-	if !strings.Contains(out, SessionTag(id)) {
-		t.Errorf("the session's tag %s is not in the log:\n%s", SessionTag(id), out)
+	if !strings.Contains(out, sessiontag.Of(id)) {
+		t.Errorf("the session's tag %s is not in the log:\n%s", sessiontag.Of(id), out)
 	}
 }

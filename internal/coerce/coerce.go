@@ -1,16 +1,18 @@
-package proxy
+// Package coerce adapts a script's tool arguments to the tool's input
+// schema where the script's language could not say what it meant.
+package coerce
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// coerceArgs adapts a script's arguments to the tool's input schema where
+// Args adapts a script's arguments to the tool's input schema where
 // the script could not say what it meant: Lua has one table type, so an
 // empty table arrives as {} even where the tool wants an empty array. Each
 // {} whose schema says array (and not object) becomes []. Anything else is
 // left as it is; validation stays the upstream's job.
-func coerceArgs(args json.RawMessage, schema map[string]any) json.RawMessage {
+func Args(args json.RawMessage, schema map[string]any) json.RawMessage {
 	if schema == nil || !bytes.Contains(args, []byte("{}")) {
 		return args
 	}

@@ -1,11 +1,11 @@
-package proxy
+package coerce
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-func TestCoerceArgs(t *testing.T) {
+func TestArgs(t *testing.T) {
 	var schema map[string]any
 	json.Unmarshal([]byte(`{"type":"object","properties":{
 		"entities":{"type":"array","items":{"type":"object","properties":{
@@ -24,25 +24,8 @@ func TestCoerceArgs(t *testing.T) {
 		{`{"unknown":{}}`, `{"unknown":{}}`},
 		{`{"entities":{},"n":12345678901234567890}`, `{"entities":[],"n":12345678901234567890}`},
 	} {
-		if got := string(coerceArgs(json.RawMessage(tc.in), schema)); got != tc.want {
-			t.Errorf("coerceArgs(%s) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestUTF8Prefix(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"héllo", 2, "h"}, // é is two bytes: never cut in half
-		{"héllo", 3, "hé"},
-		{"abc", 10, "abc"},
-		{"日本", 4, "日"},
-	} {
-		if got := string(utf8Prefix([]byte(tc.in), tc.max)); got != tc.want {
-			t.Errorf("utf8Prefix(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		if got := string(Args(json.RawMessage(tc.in), schema)); got != tc.want {
+			t.Errorf("Args(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

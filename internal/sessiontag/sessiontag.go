@@ -1,4 +1,8 @@
-package proxy
+// Package sessiontag names a session without giving its id away: a
+// session id is a bearer credential, so logs, the audit and spans carry
+// its tag instead (Of), and Redact wraps a logger so that no session id
+// attribute reaches it.
+package sessiontag
 
 import (
 	"crypto/hmac"
@@ -13,26 +17,26 @@ import (
 
 // A session id is a bearer credential: whoever holds it can send requests
 // as that session, read its workspace and have its PII tokens restored.
-// So it never reaches a log. redactSessions wraps every logger the proxy
+// So it never reaches a log. Redact wraps every logger the proxy
 // holds and hands on, the go-sdk's included (which logs "server session
 // connected" with session_id at INFO): an attribute whose key names a
-// session id has its value replaced by SessionTag, an HMAC under a key
+// session id has its value replaced by Of, an HMAC under a key
 // made at start-up, so the lines of one session can still be told apart
 // (and matched with its audit lines and spans), but a tag cannot be
 // turned back into the id.
 
-// tagKey is the HMAC key of SessionTag, made at start-up.
+// tagKey is the HMAC key of Of, made at start-up.
 var tagKey = func() []byte {
 	k := make([]byte, 32)
 	rand.Read(k)
 	return k
 }()
 
-// SessionTag is what stands for a session id wherever toolfold writes one
+// Of is what stands for a session id wherever toolfold writes one
 // down (logs, the audit, spans): "s-" and eight hex digits, the same for
 // the same id in one process, useless to anyone without the process's
 // memory; "" for "" (the stdio session).
-func SessionTag(id string) string {
+func Of(id string) string {
 	if id == "" {
 		return ""
 	}
@@ -62,8 +66,8 @@ func foldKey(k string) string {
 	}, k)
 }
 
-// redactSessions returns log with session ids redacted (see above).
-func redactSessions(log *slog.Logger) *slog.Logger {
+// Redact returns log with session ids redacted (see above).
+func Redact(log *slog.Logger) *slog.Logger {
 	if slogwalk.Wraps(log.Handler(), "sessions") {
 		return log
 	}
@@ -74,15 +78,12 @@ func redactSessions(log *slog.Logger) *slog.Logger {
 // tag.
 func redactSessionID(a slog.Attr) slog.Attr {
 	if v := a.Value.String(); sessionIDKeys[foldKey(a.Key)] && !isTag(v) {
-		return slog.String(a.Key, SessionTag(v))
+		return slog.String(a.Key, Of(v))
 	}
 	return a
 }
 
-// LogTag names the session in logs by SessionTag (upstream.Session).
-func (s *Session) LogTag() string { return SessionTag(s.id) }
-
-// isTag reports whether s is already a SessionTag (the go-sdk's ids are 26
+// isTag reports whether s is already a tag (the go-sdk's ids are 26
 // upper-case base32 characters, never one).
 func isTag(s string) bool {
 	if len(s) != 10 || !strings.HasPrefix(s, "s-") {

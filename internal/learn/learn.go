@@ -1,4 +1,9 @@
-package proxy
+// Package learn is what search_tools learns in a deployment from use:
+// which tools scripts call after a search (index.Usage, saved beside the
+// config or in the shared store) and the shapes of tool results
+// (index.Shapes, in memory). Each client session keeps its own Recent
+// searches; the Learner's mutex guards them.
+package learn
 
 import (
 	"context"
@@ -14,11 +19,11 @@ import (
 	"github.com/toolfold/toolfold/store"
 )
 
-// learner is what search_tools learns in this deployment: which tools
+// Learner is what search_tools learns in this deployment: which tools
 // scripts call after a search (index.Usage, persisted beside the config
 // unless search.learn is false) and the shapes of tool results
-// (index.Shapes, in memory). Every method is safe on a nil *learner.
-type learner struct {
+// (index.Shapes, in memory). Every method is safe on a nil *Learner.
+type Learner struct {
 	usage  *index.Usage  // nil when learning is off
 	shapes *index.Shapes // always
 	log    *slog.Logger
@@ -29,15 +34,16 @@ type learner struct {
 	key    string
 	shared bool
 
-	// mu guards these and each Session's searches (session.go).
+	// mu guards these and every Recent given to the methods.
 	mu     sync.Mutex
 	timer  *time.Timer // a pending save
 	closed bool
 }
 
-// recent are a session's last searches and what they already taught; each
-// Session keeps its own, guarded by the learner's mutex.
-type recent struct {
+// Recent are a session's last searches and what they already taught;
+// each session keeps its own, guarded by the Learner's mutex (a zero
+// Recent is ready).
+type Recent struct {
 	queries []timedQuery
 	taught  map[[2]string]bool // (query, tool)
 }
@@ -49,28 +55,28 @@ type timedQuery struct {
 
 // Bounds of what a learner keeps about sessions.
 const (
-	learnQueries   = 4                // recent searches per session
+	RecentQueries  = 4                // recent searches per session
 	learnWindow    = 15 * time.Minute // a call this long after a search no longer counts
 	learnTaughtMax = 256              // (query, tool) pairs remembered per session
 	learnSaveDelay = 2 * time.Second  // saves are batched
 )
 
-// usageKey is where replicas sharing a store (store: redis://…) keep
+// UsageKey is where replicas sharing a store (store: redis://…) keep
 // what search learned.
-const usageKey = "search/usage.json"
+const UsageKey = "search/usage.json"
 
-// newLearner loads what was learned before: from the shared store when the
+// New loads what was learned before: from the shared store when the
 // config names one (st), else from the usage file. A value that cannot be
 // read is logged and replaced by the next save.
-func newLearner(cfg *config.Config, st store.Store, log *slog.Logger) *learner {
-	l := &learner{shapes: index.NewShapes(), log: log}
+func New(cfg *config.Config, st store.Store, log *slog.Logger) *Learner {
+	l := &Learner{shapes: index.NewShapes(), log: log}
 	if cfg == nil || cfg.Search.NoLearn {
 		return l
 	}
 	l.usage = index.NewUsage(cfg.Search.MaxPairs)
 	switch path := cfg.UsageFile(); {
 	case cfg.Store.URL != "" && st != nil:
-		l.st, l.key, l.shared = st, usageKey, true
+		l.st, l.key, l.shared = st, UsageKey, true
 	case path != "":
 		fs, err := store.Files(filepath.Dir(path))
 		if err != nil {
@@ -93,37 +99,37 @@ func newLearner(cfg *config.Config, st store.Store, log *slog.Logger) *learner {
 	return l
 }
 
-// searched notes a search_tools query of a client session.
-func (l *learner) searched(s *Session, query string) {
-	if l == nil || l.usage == nil || s == nil {
+// Searched notes a search_tools query of a client session (r: its
+// searches; nil outside a session).
+func (l *Learner) Searched(r *Recent, query string) {
+	if l == nil || l.usage == nil || r == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r := &s.searches
 	if r.taught == nil {
 		r.taught = make(map[[2]string]bool)
 	}
-	if len(r.queries) == learnQueries {
+	if len(r.queries) == RecentQueries {
 		r.queries = r.queries[1:]
 	}
 	r.queries = append(r.queries, timedQuery{q: query, at: time.Now()})
 }
 
-// called learns from a successful call of tool qname by a script of a
-// session: the latest search of the session or of the script itself
+// Called learns from a successful call of tool qname by a script of a
+// session (rs: its searches; nil outside a session): the latest search of the session or of the script itself
 // (scriptQueries, oldest first) now points at the tool, and so does an
 // earlier recent search that found it.
-func (l *learner) called(ix *index.Index, s *Session, scriptQueries []string, qname string) {
+func (l *Learner) Called(ix *index.Index, rs *Recent, scriptQueries []string, qname string) {
 	if l == nil || l.usage == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var qs []string
-	var r *recent
-	if s != nil && s.searches.taught != nil {
-		r = &s.searches
+	var r *Recent
+	if rs != nil && rs.taught != nil {
+		r = rs
 		for _, q := range r.queries {
 			if time.Since(q.at) < learnWindow {
 				qs = append(qs, q.q)
@@ -160,14 +166,14 @@ func (l *learner) called(ix *index.Index, s *Session, scriptQueries []string, qn
 	}
 }
 
-// observed merges the shape of a tool's result.
-func (l *learner) observed(qname string, v json.RawMessage) {
+// Observed merges the shape of a tool's result.
+func (l *Learner) Observed(qname string, v json.RawMessage) {
 	if l != nil {
 		l.shapes.Observe(qname, v)
 	}
 }
 
-func (l *learner) scheduleSaveLocked() {
+func (l *Learner) scheduleSaveLocked() {
 	if l.st == nil || l.timer != nil || l.closed {
 		return
 	}
@@ -179,7 +185,7 @@ func (l *learner) scheduleSaveLocked() {
 	})
 }
 
-func (l *learner) save() {
+func (l *Learner) save() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if l.shared { // keep what the other replicas learned since
@@ -196,8 +202,8 @@ func (l *learner) save() {
 	}
 }
 
-// close saves what is pending and stops saving.
-func (l *learner) close() {
+// Close saves what is pending and stops saving.
+func (l *Learner) Close() {
 	if l == nil {
 		return
 	}
@@ -210,15 +216,16 @@ func (l *learner) close() {
 	}
 }
 
-// searchUsage is the Usage searches rank with, nil when learning is off.
-func (l *learner) searchUsage() *index.Usage {
+// Usage is the Usage searches rank with, nil when learning is off.
+func (l *Learner) Usage() *index.Usage {
 	if l == nil {
 		return nil
 	}
 	return l.usage
 }
 
-func (l *learner) shapeStore() *index.Shapes {
+// Shapes are the result shapes seen so far.
+func (l *Learner) Shapes() *index.Shapes {
 	if l == nil {
 		return nil
 	}
