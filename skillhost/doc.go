@@ -3,10 +3,9 @@
 // how one is called.
 //
 //	search_tools, passthrough, hybrid ◀─ Servers: one server, "skills", a tool per skill (provider.go)
-//	script: skills.save{...}          ─▶ Save: who may, Refuse, CompileCheck, the store (save.go)
-//	script: tools.skills.NAME{...}    ─▶ Call ─┐
-//	passthrough, hybrid: skills.NAME  ─▶ CallTool ─▶ Hub.Outside ─┤
-//	                                           └▶ the store's skill, its args checked ─▶ Hub.RunSkill (run.go)
+//	script: skills.save{...}          ─▶ Save: who may, Saver.Refuse, CompileCheck, the store (save.go)
+//	script: tools.skills.NAME{...}    ─▶ Call ─────────────────────▶ the skill, its args checked ─▶ Hub.RunSkill (run.go)
+//	passthrough, hybrid: skills.NAME  ─▶ CallTool ─▶ Hub.Outside ─▶ the same
 //
 // The provider (provider.go) keeps a snapshot of the store's list, so
 // Servers never blocks: read at Start, after a save through it, every
