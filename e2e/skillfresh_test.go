@@ -9,7 +9,7 @@ import (
 )
 
 // skillVersionPoll is how often a replica reads the skills-changed key
-// (proxy's skillVersionPoll): by design a skill saved through one replica
+// (skillhost.VersionPoll): by design a skill saved through one replica
 // is in the other's search within about that long.
 const skillVersionPoll = 250 * time.Millisecond
 

@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/index"
 	"github.com/toolfold/toolfold/internal/tempdir"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/skillhost"
 )
 
 // The code API trees (package codeapi): the read-only servers/ and skills/
@@ -335,7 +336,7 @@ func (p *Proxy) treeCatalog(ix *index.Index, pii *catalogPII) {
 	if !p.trees.on() {
 		return
 	}
-	list := p.skillTools.snapshot()
+	list := p.skills.Snapshot()
 	perSession := pii != nil && (pii.servers || len(pii.tools) > 0)
 	lang := p.defaultLanguage().Name
 	opts := &codeapi.Options{Purpose: p.purposeOf}
@@ -349,7 +350,7 @@ func (p *Proxy) treeCatalog(ix *index.Index, pii *catalogPII) {
 	}
 	build := func(s *Session, linkFrom string) treeJob {
 		return func(dir string) (codeapi.Stats, error) {
-			c := codeapi.FromIndex(ix, skillServer, opts)
+			c := codeapi.FromIndex(ix, skillhost.ServerName, opts)
 			for _, sk := range list {
 				c.Skills = append(c.Skills, codeapi.Skill{Name: sk.Name, Description: sk.Description, Language: sk.Language,
 					Notes: sk.Notes, Code: sk.Code, Parameters: sk.Parameters, Result: sk.Result})

@@ -21,16 +21,16 @@
 //
 // Tools come from providers (provider.go): the Provider interface gives
 // servers (namespaces) of tools with their schemas and annotations, and a
-// call function. The upstream pool is the first provider; Options.Providers
-// adds more, such as saved skills. The catalog, search_tools' server list,
-// the script bridge (host.go), passthrough and hybrid exposure (package
-// passthrough) and telemetry see every provider's tools alike; a call goes to the
-// provider that owns the tool's server, every provider's the same way
-// (providers.dispatch): each provider's edge traces the call and
-// tokenizes its answer, the pool's on the upstream edge, toolfold's own on
-// theirs (ownChain: an INTERNAL span, toolfold.provider.tool_calls, and
-// the tokenizer). A provider tells the proxy its tools changed through
-// the function it gets in Watch.
+// call function. The upstream pool is the first provider, the saved skills
+// (package skillhost) the second; Options.Providers adds more. The
+// catalog, search_tools' server list, the script bridge (host.go),
+// passthrough and hybrid exposure (package passthrough) and telemetry see
+// every provider's tools alike; a call goes to the provider that owns the
+// tool's server, every provider's the same way (providers.dispatch): each
+// provider's edge traces the call and tokenizes its answer, the pool's on
+// the upstream edge, toolfold's own on theirs (ownChain: an INTERNAL span,
+// toolfold.provider.tool_calls, and the tokenizer). A provider tells the
+// proxy its tools changed through the function it gets in Watch.
 //
 // The catalog (an immutable *index.Index) is rebuilt whenever a provider's
 // tools change: an upstream connects, drops, or announces
@@ -102,7 +102,7 @@
 // spans record. Its doc comment lists the paths and their callers; a test
 // fails on tokenizing in any other file. The upstream edge restores tokens
 // in what goes upstream (rewrite.go), a skill holding personal data is
-// refused (skills.go), an upstream's stderr is redacted as it is read,
+// refused (skillhub.go), an upstream's stderr is redacted as it is read,
 // and RedactLogger redacts the log. The upstream sessions are shared by
 // all client sessions; the vault travels with the request instead.
 //
@@ -113,7 +113,7 @@
 // the MCP duration histograms and toolfold's counters. New hands it the
 // options' providers and what it needs of the proxy (telemetry.Config: the
 // tokenizer's scrubFunc, sessiontag.Of, expectedFailure); chain.go places its
-// middleware on both edges, tools.go and skillrun.go wrap runs and
+// middleware on both edges, tools.go and skillhub.go wrap runs and
 // searches in its spans, traceOwn the calls to toolfold's own providers.
 // Options without providers cost nothing.
 //
@@ -128,6 +128,16 @@
 // chain.go places its middleware. config's expose setting chooses the
 // tools: the two (code), every upstream tool (passthrough), or the two
 // plus pinned ones (hybrid).
+//
+// Saved skills (package skillhost) are a provider of toolfold's own: their
+// tools, skills.save and the calling of a skill are skillhost's, which
+// never imports proxy. The proxy gives it what only the proxy has
+// (skillhub.go): it runs a skill's code (skillhost.Hub) nested in its
+// caller's run chain, whose budget of wall time and tool calls every run
+// of the chain shares (policy.go, beside the run's identity, runOf), takes
+// a run slot and passes on the progress of a skill a client calls outside
+// a script, and says what a script may not save (its session's tokens,
+// personal data). A script reaches a skill by its name (host.go).
 //
 // Errors come in two planes: malformed requests (a missing code, an unknown
 // detail level) are JSON-RPC invalid-params errors; everything the model can

@@ -17,6 +17,7 @@ import (
 	"github.com/toolfold/toolfold/internal/mcptext"
 	"github.com/toolfold/toolfold/rewrite"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/skillhost"
 )
 
 // scriptHost is what a running script reaches through the bridge; lang is
@@ -47,10 +48,10 @@ func (h *scriptHost) Call(ctx context.Context, name string, args json.RawMessage
 	if err := spendCall(ctx, name); err != nil {
 		return nil, err
 	}
-	if skill := skillName(name); skill != "" {
+	if skill := skillhost.Called(name); skill != "" {
 		v, err := h.callSkill(h.p.pii.scriptContext(ctx, h), name, skill, args)
 		if err == nil {
-			h.learned(h.p.catalog.Load(), skillServer+"."+skill)
+			h.learned(h.p.catalog.Load(), skillhost.ServerName+"."+skill)
 		}
 		return v, err
 	}
@@ -116,7 +117,7 @@ func (h *scriptHost) callSkill(ctx context.Context, name, skill string, args jso
 	var v json.RawMessage
 	_, err := h.p.tools.through(ctx, toolCall{Name: "skills." + skill, Args: args}, func(ctx context.Context, _ toolCall) (callResult, error) {
 		var err error
-		v, err = h.p.runSkill(ctx, h, skill, args, nil)
+		v, err = h.p.skills.Call(withCaller(ctx, h), skill, args)
 		return callResult{Bytes: len(v)}, err
 	})
 	if isRefusal(err) {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/passthrough"
+	"github.com/toolfold/toolfold/skillhost"
 )
 
 // The proxy's side of package passthrough, which never imports proxy:
@@ -65,7 +66,7 @@ func (h hub) Asking(ctx context.Context, req *mcp.CallToolRequest, work func(con
 // skill is a run: what it prints reaches the client as it runs, as
 // run_script's output does (progress.go).
 func (h hub) CallTool(ctx context.Context, req *mcp.CallToolRequest, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	if server == skillServer {
+	if server == skillhost.ServerName {
 		ctx = withProgress(ctx, req)
 	}
 	return h.p.tools.call(ctx, server, params)

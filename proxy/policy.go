@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -268,4 +269,64 @@ func newRunID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "run-" + hex.EncodeToString(b[:])
+}
+
+// The run chain: a top-level run (run_script, tools.go; or a skill a
+// client calls outside any script) starts one, with its runInfo and its
+// budget; the skills it calls run nested in it (package skillhost,
+// skillhub.go) and share both: its wall time, paused while a person
+// decides (pausing), its tool calls (spendCall, host.go), the approvals
+// put to a person on the dashboard (observer.go), and its run id in
+// approvals and the audit (runOf).
+
+// runBudget is what a top-level run and the skills it calls share.
+type runBudget struct {
+	run      runInfo      // the top-level run: its id, language and code hash
+	deadline time.Time    // the top-level run's wall-clock end, but for pauses
+	paused   atomic.Int64 // nanoseconds the run's clock was paused (a person deciding): added to deadline
+	calls    atomic.Int64 // tool calls left
+	limit    int          // sandbox.max_tool_calls
+	pageAsks atomic.Int32 // approvals put to a person on the dashboard (observer.go)
+}
+
+// runFrame is one run's place in a chain of nested runs.
+type runFrame struct {
+	budget *runBudget
+	depth  int // 0 for the top-level run
+}
+
+type runFrameKey struct{}
+
+func withRunFrame(ctx context.Context, f *runFrame) context.Context {
+	return context.WithValue(ctx, runFrameKey{}, f)
+}
+
+func runFrameOf(ctx context.Context) *runFrame {
+	f, _ := ctx.Value(runFrameKey{}).(*runFrame)
+	return f
+}
+
+// left is the wall time the run chain has left.
+func (b *runBudget) left() time.Duration {
+	return time.Until(b.deadline) + time.Duration(b.paused.Load())
+}
+
+// topFrame starts the budget of a top-level run of code in lang.
+func (p *Proxy) topFrame(ctx context.Context, lang, code string) context.Context {
+	b := &runBudget{deadline: time.Now().Add(p.cfg.Sandbox.Timeout), limit: p.cfg.Sandbox.MaxToolCalls,
+		run: runInfo{id: newRunID(), lang: lang, codeHash: audit.CodeHash(code)}}
+	b.calls.Store(int64(p.cfg.Sandbox.MaxToolCalls))
+	return withRunFrame(ctx, &runFrame{budget: b})
+}
+
+// spendCall takes one tool call from the budget of ctx's run chain; an
+// error when a nested chain has used them all.
+func spendCall(ctx context.Context, name string) error {
+	f := runFrameOf(ctx)
+	if f == nil || f.budget.calls.Add(-1) >= 0 {
+		return nil
+	}
+	return &sandbox.ToolError{Tool: name, Msg: fmt.Sprintf(
+		"tool call limit of %d per run reached (the calls of the skills it ran count too); do more per call or raise sandbox.max_tool_calls",
+		f.budget.limit)}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/toolfold/toolfold/passthrough"
 	"github.com/toolfold/toolfold/policy"
 	"github.com/toolfold/toolfold/sandbox"
+	"github.com/toolfold/toolfold/skillhost"
 	"github.com/toolfold/toolfold/skills"
 	"github.com/toolfold/toolfold/store"
 	"github.com/toolfold/toolfold/telemetry"
@@ -137,8 +138,7 @@ type Proxy struct {
 	bodyTimeout time.Duration               // a request body's deadline; 0: httplimit.BodyTimeout
 	readyCheck  func(context.Context) error // Options.ReadyCheck
 	store       store.Store                 // Options.Store; may be nil
-	skills      skills.Store                // saved skills (skills.go)
-	skillTools  *skillProvider              // the skills as a provider's tools (skillprovider.go)
+	skills      *skillhost.Provider         // saved skills as a provider's tools (package skillhost, skillhub.go)
 	trees       *codeTrees                  // the servers/ and skills/ trees runs see (codetree.go)
 	guard       *guard                      // policy, pins and audit of every tool call (policy.go)
 }
@@ -174,14 +174,6 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		p.runners[r.Language()] = r
 		p.langs = append(p.langs, r.Language())
 	}
-	p.skills = opts.Skills
-	switch {
-	case p.skills != nil:
-	case cfg.Store.URL != "" && opts.Store != nil:
-		p.skills = skills.NewKV(opts.Store) // replicas share their skills
-	default:
-		p.skills = skills.NewFiles(cfg.SkillsDir())
-	}
 	p.workspaces = workspace.New(&workspace.Options{Size: cfg.Sandbox.WorkspaceBytes, Budget: cfg.Sandbox.WorkspaceBudget,
 		Dir: cfg.Sandbox.WorkspaceDir, Logger: log, Forget: p.forgetWorkspace})
 	p.workspaces.Mount(workspaceBound()) // a tmpfs per workspace where toolfold may mount
@@ -199,10 +191,11 @@ func New(cfg *config.Config, opts *Options) *Proxy {
 		}
 	}
 	p.pool = p.newPool() // chain.go
-	p.skillTools = &skillProvider{p: p, full: skillPoll, quick: skillVersionPoll}
+	p.skills = skillhost.New(skillhost.Options{Store: skillStore(cfg, opts), Config: cfg.Skills, Sandbox: cfg.Sandbox,
+		Runners: p.runnerList(), Hub: skillHub{p}, Life: p.life, Logger: log})
 	p.trees = newCodeTrees(log)
 	p.trees.onReady = p.prestart // a session's warm children bind the newest tree
-	own := append([]Provider{p.skillTools}, opts.Providers...)
+	own := append([]Provider{skillsProvider{p.skills}}, opts.Providers...)
 	p.tools = newProviders(log, append([]Provider{upstreamProvider{p.pool}}, ownEdges(own, p.ownChain)...)) // chain.go
 	p.guard = newGuard(newPolicy(cfg, opts.Store, log), newPins(cfg, opts.Store), opts.Audit, log)
 	p.guard.flows, p.guard.reveal = policy.NewFlows(cfg.PII.Flows), cfg.Policy.ApprovalReveal
@@ -265,10 +258,7 @@ const instructions = "The tools of several MCP servers are behind this proxy. Fi
 // skills (and reads them again every so often, for those saved elsewhere).
 func (p *Proxy) Start(ctx context.Context) {
 	p.pool.Start(ctx)
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	p.skillTools.reload(rctx)
-	cancel()
-	go p.skillTools.poll(p.life)
+	p.skills.Start(ctx)
 }
 
 // WaitReady waits until each upstream's first connection attempt is over,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolfold/toolfold/skillhost"
 	"github.com/toolfold/toolfold/store"
 )
 
@@ -14,9 +15,9 @@ import (
 // not after the full re-read (set to an hour here, so only the version key
 // can explain the skill appearing).
 func TestSkillSavedOnOneReplicaSeenAtOnce(t *testing.T) {
-	full := skillPoll
-	skillPoll = time.Hour
-	t.Cleanup(func() { skillPoll = full })
+	full := skillhost.Poll
+	skillhost.Poll = time.Hour
+	t.Cleanup(func() { skillhost.Poll = full })
 	st, err := store.Files(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ import (
 //	prompts)                          hybrid, server purposes)
 //	search_tools' text                searchText (tools.go), catalog descriptions
 //	the servers/ tree                 treeText (codetree.go), per session
-//	run output: run_script's answer,  runOutput (tools.go, skillprovider.go;
+//	run output: run_script's answer,  runOutput (tools.go, skillhub.go;
 //	its progress and info log         progress.go sends what it returns)
 //	messages, a skill's
 //	an upstream's log messages,       LogMessage, ProgressMessage,

@@ -36,6 +36,10 @@ func TestDependencyDirection(t *testing.T) {
 		// for sessions, tools and tokenizing through passthrough.Hub, and
 		// never tokenizes itself (no rewrite: the proxy's tokenizer does).
 		"passthrough": {"proxy", "dashboard", "rewrite"},
+		// skillhost: saved skills as a provider; the proxy runs their code
+		// through the skillhost.Hub it implements, and refuses the
+		// session's tokens in a saved skill (no rewrite here either).
+		"skillhost": {"proxy", "dashboard", "passthrough", "rewrite"},
 		// workspace: sessions' directories and run slots; the proxy hands
 		// it each session's Owner, so it needs nothing of the proxy.
 		"workspace": {"proxy"},

@@ -13,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/config"
 	"github.com/toolfold/toolfold/internal/cliflags"
 	"github.com/toolfold/toolfold/proxy"
+	"github.com/toolfold/toolfold/skillhost"
 	"github.com/toolfold/toolfold/skills"
 )
 
@@ -127,7 +128,7 @@ func skillsAdd(ctx context.Context, cfg *config.Config, log *slog.Logger, st ski
 		return skillFailed(stderr, err)
 	}
 	runners, _ := languages(cfg, log, false)
-	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: proxy.CompileCheck(cfg.Sandbox, runners),
+	opts := &skills.SaveOptions{Overwrite: overwrite, Compile: skillhost.CompileCheck(cfg.Sandbox, runners),
 		Refuse: proxy.SkillRefusal(cfg.PII)} // no raw personal data in the store every session reads
 	if err := skills.Save(ctx, st, s, opts); err != nil {
 		return skillFailed(stderr, err)

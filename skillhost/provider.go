@@ -1,36 +1,32 @@
-package proxy
+package skillhost
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/sandbox"
 	"github.com/toolfold/toolfold/skills"
 )
 
-// skillServer is the namespace of saved skills: tools.skills.NAME.
-const skillServer = "skills"
-
-// skillProvider offers the saved skills as the tools of one server,
-// "skills", so that search_tools ranks them with every other tool (and its
-// server filter takes "skills"), passthrough and hybrid can expose them,
-// and a script calls them as tools.skills.NAME (host.go runs them as nested
-// runs, skillrun.go).
+// Provider offers the saved skills as the tools of one server,
+// ServerName, so that search_tools ranks them with every other tool (and
+// its server filter takes "skills"), passthrough and hybrid can expose
+// them, and a script calls them as tools.skills.NAME (run.go).
 //
 // Servers must not block on I/O, so the provider keeps a snapshot of the
-// store's list: read at start, after a save through this proxy, and every
-// skillPoll while the proxy runs, which is how a skill saved by another
+// store's list: read at start, after a save through this provider, and
+// every Poll while the owner runs, which is how a skill saved by another
 // replica on a shared store, or a folder a person added, appears.
-type skillProvider struct {
-	p *Proxy
-	// full and quick are skillPoll and skillVersionPoll as the proxy
-	// started (read once, so tests may change them between proxies).
+type Provider struct {
+	o   Options
+	log *slog.Logger
+	// full and quick are Poll and VersionPoll as New found them.
 	full, quick time.Duration
 
 	// reloading serializes reloads, so that a poll that read the store
@@ -39,7 +35,7 @@ type skillProvider struct {
 
 	mu    sync.Mutex
 	tools []*mcp.Tool
-	list  []*skills.Skill // the skills behind tools, for the servers/ tree (codetree.go)
+	list  []*skills.Skill // the skills behind tools, for the servers/ tree (Snapshot)
 	sig   string          // the snapshot's names and descriptions, to tell a change
 	err   string          // why the store could not be read, if it could not
 	// lastVersion is the versioned store's last version read (poll).
@@ -47,15 +43,15 @@ type skillProvider struct {
 	changed     func()
 }
 
-// skillPoll is how often the skills store is read again for changes made
-// elsewhere; skillVersionPoll how often a store that keeps a version
-// (skills.KV, shared by replicas) is asked whether anything changed, so a
-// skill saved through one replica is in every replica's search within
-// about that long.
-var (
-	skillPoll        = 10 * time.Second
-	skillVersionPoll = 250 * time.Millisecond
-)
+// Server is the skills' one server, as Servers lists it.
+type Server struct {
+	Name        string
+	Description string
+	Tools       []*mcp.Tool
+	// Err says why the store could not be read, when no skill was read
+	// before either: the server is down. "" when it is ready.
+	Err string
+}
 
 // versioned is a skills store that can say, with one cheap read, whether
 // any skill changed since it last said (skills.KV).
@@ -63,32 +59,35 @@ type versioned interface {
 	Version(ctx context.Context) (string, error)
 }
 
-var _ Provider = (*skillProvider)(nil)
+// Name is "skills", the provider's name in logs and telemetry.
+func (sp *Provider) Name() string { return "skills" }
 
-func (sp *skillProvider) Name() string { return "skills" }
-
-func (sp *skillProvider) Watch(changed func()) {
+// Watch sets what is called, without the provider's locks held, whenever
+// the skills read change.
+func (sp *Provider) Watch(changed func()) {
 	sp.mu.Lock()
 	sp.changed = changed
 	sp.mu.Unlock()
 }
 
-func (sp *skillProvider) Servers() []ProvidedServer {
+// Servers is the skills' server with the skills last read as its tools;
+// none while there are no skills and the store could be read.
+func (sp *Provider) Servers() []Server {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if len(sp.tools) == 0 && sp.err == "" {
 		return nil // no skills yet: no server to list or describe
 	}
-	s := ProvidedServer{Name: skillServer, State: StateReady, Tools: sp.tools,
+	s := Server{Name: ServerName, Tools: sp.tools,
 		Description: "scripts saved with skills.save, called like tools"}
 	if sp.err != "" && len(sp.tools) == 0 {
-		s.State, s.Err = StateDown, sp.err
+		s.Err = sp.err
 	}
-	return []ProvidedServer{s}
+	return []Server{s}
 }
 
-// snapshot is the skills last read.
-func (sp *skillProvider) snapshot() []*skills.Skill {
+// Snapshot is the skills last read.
+func (sp *Provider) Snapshot() []*skills.Skill {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	return sp.list
@@ -97,14 +96,14 @@ func (sp *skillProvider) snapshot() []*skills.Skill {
 // reload reads the store's list; when it changed, the catalog is rebuilt.
 // A store that cannot be read (Redis away) keeps the last list read, so a
 // blip does not take every skill out of search.
-func (sp *skillProvider) reload(ctx context.Context) {
+func (sp *Provider) reload(ctx context.Context) {
 	sp.reloading.Lock()
 	defer sp.reloading.Unlock()
-	list, err := sp.p.skills.List(ctx)
+	list, err := sp.o.Store.List(ctx)
 	msg := ""
 	if err != nil && !errors.Is(err, skills.ErrNotFound) {
 		msg = "cannot read the skills: " + err.Error()
-		sp.p.log.Warn(msg+"; search keeps the skills last read", "component", "skills")
+		sp.log.Warn(msg+"; search keeps the skills last read", "component", "skills")
 	}
 	sp.mu.Lock()
 	if msg != "" && len(list) == 0 && len(sp.tools) > 0 {
@@ -130,10 +129,10 @@ func (sp *skillProvider) reload(ctx context.Context) {
 	}
 }
 
-// poll reloads every skillPoll until ctx ends, and, with a versioned
-// store, whenever its version changes (checked every skillVersionPoll).
-func (sp *skillProvider) poll(ctx context.Context) {
-	vs, _ := sp.p.skills.(versioned)
+// poll reloads every Poll until ctx ends, and, with a versioned store,
+// whenever its version changes (checked every VersionPoll).
+func (sp *Provider) poll(ctx context.Context) {
+	vs, _ := sp.o.Store.(versioned)
 	every := sp.full
 	if vs != nil && sp.quick < every {
 		every = sp.quick
@@ -160,7 +159,7 @@ func (sp *skillProvider) poll(ctx context.Context) {
 
 // version is the store's skills version, or the last one known when it
 // cannot be read (a store blip does not cause a reload every tick).
-func (sp *skillProvider) version(ctx context.Context, vs versioned) string {
+func (sp *Provider) version(ctx context.Context, vs versioned) string {
 	if vs == nil {
 		return ""
 	}
@@ -205,44 +204,3 @@ func skillTool(s *skills.Skill) *mcp.Tool {
 // "Parameters:") that every later session reads, as summary detail
 // already ensured.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// CallTool runs a skill for a call made outside a script (passthrough,
-// hybrid): a top-level run of its own, which takes a run slot. Its printed
-// output comes before its value, and reaches the client as it runs when
-// the request asked for progress or the client logs at info (progress.go).
-func (sp *skillProvider) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	if server != skillServer {
-		return nil, fmt.Errorf("no server named %q among the skills; search_tools lists the servers", server)
-	}
-	args, _ := json.Marshal(params.Arguments)
-	if raw, ok := params.Arguments.(json.RawMessage); ok {
-		args = raw
-	}
-	release, _, err := sp.p.slots.Acquire(ctx, sessionOf(ctx).workspace())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	host := &scriptHost{p: sp.p, session: sessionOf(ctx)}
-	ctx, printed := sandbox.CaptureCallOutput(ctx)
-	var onOutput func([]byte)
-	if pr := progressOf(ctx); pr != nil {
-		pr.logger = "skills." + params.Name
-		onOutput = pr.start(func(s string) string { return sp.p.pii.runOutput(ctx, host, s) })
-		defer pr.stop() // before the answer: no progress after it
-	}
-	v, err := sp.p.runSkill(ctx, host, params.Name, args, onOutput)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
-	}
-	text := printed() + string(v)
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	var structured map[string]any
-	if json.Unmarshal(v, &structured) == nil && structured != nil {
-		res.StructuredContent = structured
-	}
-	return res, nil
-}
