@@ -91,7 +91,7 @@
 // prefix, binary and shared-library directories) for the isolation layer.
 //
 //	python3 -I -S -B -c <loader of the compiled prelude>  [site-packages dirs]
-//	node --max-old-space-size=<memory> -e <prelude>
+//	node --max-old-space-size=<memory> --experimental-vm-modules -e <prelude>
 //
 // -I keeps the working directory (a session's workspace, which an earlier
 // run may have filled) off sys.path, so a planted json.py hijacks nothing;

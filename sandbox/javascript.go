@@ -69,10 +69,12 @@ func NewJavaScript(opts *InterpreterOptions) (*JavaScript, error) {
 
 // nodeArgv is the child's command line. --max-old-space-size makes V8
 // collect before the memory limit and fail with "heap out of memory" at it
-// (RLIMIT_DATA stays the backstop).
+// (RLIMIT_DATA stays the backstop). --experimental-vm-modules lets the
+// prelude serve a script's import() (its dynamicImport), which Node
+// refuses a vm.Script without it.
 func nodeArgv(exe string, lim Limits) []string {
 	heapMiB := max(lim.MemoryBytes>>20, 16)
-	return []string{exe, "--max-old-space-size=" + strconv.FormatInt(heapMiB, 10), "-e", nodePrelude}
+	return []string{exe, "--max-old-space-size=" + strconv.FormatInt(heapMiB, 10), "--experimental-vm-modules", "-e", nodePrelude}
 }
 
 // Language returns "javascript".

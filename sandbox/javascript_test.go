@@ -132,6 +132,8 @@ func TestJavaScriptNoNetwork(t *testing.T) {
 			value: `"` + noNetwork + `"`},
 		{name: "dgram", code: "require('dgram').createSocket('udp4')",
 			err: &ScriptError{Kind: "runtime", Line: 1, Msg: "Error: " + noNetwork}},
+		{name: "dynamic import net", code: "const net = await import('node:net')\nreturn await new Promise((ok) => net.connect(80, '1.1.1.1').on('error', (e) => ok(e.message)))",
+			value: `"` + noNetwork + `"`},
 		{name: "unix path", code: "return await new Promise((ok) => require('net').connect('/tmp/none.sock').on('error', (e) => ok(e.code)))",
 			value: `"ENOENT"`},
 	})
@@ -142,14 +144,15 @@ func TestJavaScriptNoNetwork(t *testing.T) {
 func TestJavaScriptIsolatedModules(t *testing.T) {
 	js := newTestNode(t)
 	dir := plantedWorkdir(t)
-	code := `let lodash = "absent"; try { lodash = require("lodash") } catch (e) {}
-return [typeof require("net").Socket, lodash]`
+	code := `let lodash = "absent", imported = "absent"; try { lodash = require("lodash") } catch (e) {}
+try { imported = await import("lodash") } catch (e) {}
+return [typeof require("net").Socket, lodash, imported]`
 	res, err := js.Run(context.Background(), Request{Code: code, Workdir: dir}, &fakeHost{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Err != nil || string(res.Value) != `["function","absent"]` {
-		t.Fatalf("Value = %s, Err = %v; want the built-in net and no lodash", res.Value, res.Err)
+	if res.Err != nil || string(res.Value) != `["function","absent","absent"]` {
+		t.Fatalf("Value = %s, Err = %v; want the built-in net and no lodash, required or imported", res.Value, res.Err)
 	}
 }
 

@@ -64,7 +64,8 @@ except OSError as e:
 import * as greet from "./skills/greet/index.js"
 const fs = require("fs");
 console.log(JSON.stringify(fs.readdirSync("servers").sort()), fs.readFileSync("servers/README.md", "utf8").split("\n")[0]);
-console.log((await hello({name: "js"})).tool, (await greet.greet({x: 1})).tool, "True");
+const dyn = await import("./servers/memory/index.js"), os = await import("node:os");
+console.log((await hello({name: "js"})).tool, (await greet.greet({x: 1})).tool, dyn.hello === hello && typeof os.cpus === "function" ? "True" : "dynamic import differs");
 try { fs.writeFileSync("servers/memory/new.js", "x"); console.log("wrote"); } catch (e) { console.log("refused", e.code); }`},
 		{"lua", func(t *testing.T) Runner { return newTestLua(t) }, `local memory = require("servers.memory")
 local greet = require("skills.greet")

@@ -487,7 +487,21 @@ function compile(code) {
   // The header shares line 1 with the code, so lines need no offset.
   const src = '(async function (tools, call, searchTools, search_tools, ToolError, require, args, skills) {' +
     rewriteImports(code) + '\n})';
-  return new vm.Script(src, { filename: 'script' }).runInThisContext();
+  return new vm.Script(src, { filename: 'script', importModuleDynamically: dynamicImport }).runInThisContext();
+}
+
+// dynamicImport serves the script's import(spec) (a vm.Script has no
+// loader of its own, and the bare error says nothing a model can use):
+// spec is resolved as the script's require resolves it (a relative path
+// against the working directory, built-in modules, never a bare name from
+// the workspace), then imported by Node's own loader, which gives a
+// CommonJS module's namespace (default: its exports) as import() does.
+function dynamicImport(spec) {
+  const id = String(spec);
+  const bare = id.replace(/^node:/, '');
+  if (!netPatched && NET_MODULES.has(bare)) patchNetwork();
+  const builtin = id !== bare || Module.isBuiltin(id);
+  return import(builtin ? 'node:' + bare : require('url').pathToFileURL(scriptRequire.resolve(id)).href);
 }
 
 function run(params) {
