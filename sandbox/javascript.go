@@ -70,7 +70,7 @@ func NewJavaScript(opts *InterpreterOptions) (*JavaScript, error) {
 // nodeArgv is the child's command line. --max-old-space-size makes V8
 // collect before the memory limit and fail with "heap out of memory" at it
 // (RLIMIT_DATA stays the backstop). --experimental-vm-modules lets the
-// prelude serve a script's import() (its dynamicImport), which Node
+// prelude serve a script's import() itself (prelude/node.js), which Node
 // refuses a vm.Script without it.
 func nodeArgv(exe string, lim Limits) []string {
 	heapMiB := max(lim.MemoryBytes>>20, 16)
