@@ -177,12 +177,12 @@ func pyDocstring(text string) string {
 	return `    """` + strings.Join(lines, "\n") + "\n    \"\"\"\n"
 }
 
-// pythonIndex is a server's __init__.py.
-func pythonIndex(s *Server) string {
+// pythonIndex is a server's __init__.py; names are its tools' Python
+// names (pyToolNames).
+func pythonIndex(s *Server, names []string) string {
 	var b strings.Builder
 	b.WriteString(pyHeader)
 	fmt.Fprintf(&b, "%s\n", pyDocstring(s.Name + ": " + oneLine(s.Purpose) + ". Read README.md beside this file for its tools.")[4:])
-	names := pyToolNames(s.Tools)
 	for _, n := range names {
 		fmt.Fprintf(&b, "from .%s import %s\n", n, n)
 	}

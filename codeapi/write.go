@@ -112,12 +112,12 @@ func (w *writer) servers(root string, servers []Server) {
 		if len(s.Tools) == 0 {
 			continue
 		}
-		w.put(filepath.Join(dir, "__init__.py"), pythonIndex(s), s.PII)
+		py := pyToolNames(s.Tools)
+		w.put(filepath.Join(dir, "__init__.py"), pythonIndex(s, py), s.PII)
 		js, dts := javascriptIndex(s)
 		w.put(filepath.Join(dir, "index.js"), js, s.PII)
 		w.put(filepath.Join(dir, "index.d.ts"), dts, s.PII)
 		w.put(filepath.Join(dir, "init.lua"), luaIndex(s), s.PII)
-		py := pyToolNames(s.Tools)
 		for j := range s.Tools {
 			t := &s.Tools[j]
 			w.put(filepath.Join(dir, py[j]+".py"), pythonTool(t, py[j]), t.PII)

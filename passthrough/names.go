@@ -34,13 +34,7 @@ type named struct {
 // result is parallel to items. always namespaces every name; reserved names
 // (toolfold's own tools) are never given to an item.
 func exposeNames(items []named, always bool, reserved ...string) []string {
-	owners := map[string]map[string]bool{}
-	for _, it := range items {
-		if owners[it.orig] == nil {
-			owners[it.orig] = map[string]bool{}
-		}
-		owners[it.orig][it.up] = true
-	}
+	owners := ownersOf(items)
 	out := make([]string, len(items))
 	taken := map[string]bool{}
 	for _, r := range reserved {
@@ -103,13 +97,8 @@ func sanitizeName(s string) string {
 	return b.String()
 }
 
-// uriPrefix starts a namespaced resource URI.
-const uriPrefix = "toolfold://"
-
-// exposeURIs names resource URIs (or URI templates) the same way: a URI
-// listed by two upstreams, or every URI with always, becomes
-// "toolfold://<upstream>/<original>".
-func exposeURIs(items []named, always bool) []string {
+// ownersOf maps each original name of items to the upstreams that offer it.
+func ownersOf(items []named) map[string]map[string]bool {
 	owners := map[string]map[string]bool{}
 	for _, it := range items {
 		if owners[it.orig] == nil {
@@ -117,6 +106,17 @@ func exposeURIs(items []named, always bool) []string {
 		}
 		owners[it.orig][it.up] = true
 	}
+	return owners
+}
+
+// uriPrefix starts a namespaced resource URI.
+const uriPrefix = "toolfold://"
+
+// exposeURIs names resource URIs (or URI templates) the same way: a URI
+// listed by two upstreams, or every URI with always, becomes
+// "toolfold://<upstream>/<original>".
+func exposeURIs(items []named, always bool) []string {
+	owners := ownersOf(items)
 	out := make([]string, len(items))
 	for i, it := range items {
 		if always || len(owners[it.orig]) > 1 || strings.HasPrefix(it.orig, uriPrefix) {
